@@ -1,0 +1,120 @@
+"""Read ``catalog/`` into a validated :class:`Catalog`; every problem names its file and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from ..errors import Problem, UserError
+from .schema import Catalog, CloudProvider, Gpu, Model
+
+T = TypeVar("T", bound=BaseModel)
+
+_PYDANTIC_PREFIXES = {
+    "Input should be ": "must be ",
+    "Value error, ": "",
+    "String should ": "must ",
+    "List should ": "must ",
+}
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that rejects a key given twice in one mapping."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def display_path(path: Path, root: Path) -> str:
+    """The path as the user should see it: relative to the project when possible."""
+    try:
+        return str(path.resolve().relative_to(root.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+def _message(text: str) -> str:
+    for prefix, replacement in _PYDANTIC_PREFIXES.items():
+        if text.startswith(prefix):
+            text = replacement + text[len(prefix):]
+    return {"Field required": "is required", "Extra inputs are not permitted": "unknown field"}.get(text, text)
+
+
+def validation_problems(error: ValidationError, path: str) -> list[Problem]:
+    """Pydantic errors as one problem per field."""
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"])
+        message = _message(item["msg"])
+        if ": " in message and not field:  # model-level validators name their field first
+            field, message = message.split(": ", 1)
+        problems.append(Problem(path, field, message))
+    return problems
+
+
+def read_yaml(path: Path, shown: str) -> Any:
+    """Parse one YAML file, turning syntax errors into a :class:`Problem`."""
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "syntax"
+        reason = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise UserError(Problem(shown, where, f"invalid YAML: {reason}")) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(Problem(shown, "", f"cannot read: {error}")) from None
+
+
+def _load_kind(folder: Path, root: Path, model: type[T], key: Callable[[T], str], problems: list[Problem]) -> dict[str, T]:
+    entries: dict[str, T] = {}
+    origin: dict[str, str] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        shown = display_path(path, root)
+        try:
+            data = read_yaml(path, shown)
+        except UserError as error:
+            problems.extend(error.problems)
+            continue
+        if not isinstance(data, dict):
+            problems.append(Problem(shown, "", "must be a YAML mapping"))
+            continue
+        try:
+            entry = model.model_validate(data)
+        except ValidationError as error:
+            problems.extend(validation_problems(error, shown))
+            continue
+        entry_id = key(entry)
+        if path.stem != entry_id:
+            problems.append(Problem(shown, "id", f"must match the file name ({path.stem!r})"))
+        if entry_id in entries:
+            problems.append(Problem(shown, "id", f"duplicate id {entry_id!r}, also in {origin[entry_id]}"))
+            continue
+        entries[entry_id] = entry
+        origin[entry_id] = shown
+    return entries
+
+
+def load_catalog(root: Path) -> Catalog:
+    """Load and validate every file under ``root``; raise :class:`UserError` listing all problems."""
+    if not root.is_dir():
+        raise UserError(Problem(str(root), "", "catalogue folder not found"))
+    problems: list[Problem] = []
+    models = _load_kind(root / "models", root, Model, lambda m: m.id, problems)
+    gpus = _load_kind(root / "gpus", root, Gpu, lambda g: g.id, problems)
+    clouds = _load_kind(root / "clouds", root, CloudProvider, lambda c: c.id, problems)
+    if problems:
+        raise UserError(problems)
+    return Catalog(models=models, gpus=gpus, clouds=clouds)

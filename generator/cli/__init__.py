@@ -1,0 +1,1 @@
+"""Command-line subcommands, one module each, registered by ``generator.__main__``."""
