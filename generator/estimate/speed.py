@@ -1,0 +1,317 @@
+"""Throughput physics: decode is bandwidth-bound, prefill is compute-bound.
+
+Pure functions on primitives, so the memory side (architecture/weights/kvcache) decides what is read and
+this module decides how long it takes. Inputs:
+
+* ``Workload`` — what one model at one quant moves and computes per token:
+  ``dense_weight_bytes`` (non-expert weights read every step, **without** ``token_embd``, which is a lookup,
+  **with** ``output``), ``expert_weight_bytes`` (all routed-expert weights of all MoE layers together),
+  ``experts_per_token`` / ``n_experts`` (routing; 0 for dense models), ``linear_flops_per_token``
+  (2 × active matmul parameters, no ``token_embd``), ``n_layers``, ``attention`` (one ``AttentionGroup`` per
+  kind of attention layer: KV bytes per cached token, attention FLOPs per (query, key) pair, window or None),
+  ``state_bytes`` (recurrent state per sequence, read fully every step), ``quantized`` (block-quantised
+  weights pay the fitted dequantisation factor in prefill), ``hidden_size`` (tensor-parallel messages), and
+  ``host_dense_bytes`` / ``host_expert_bytes`` (the parts of the weights kept in system RAM when offloading).
+* ``SpeedDevice`` — bandwidth and dense FP16 tensor FLOPS of ONE GPU, backend, GPU count, ``parallel``
+  ("layer": capacity only, one GPU works at a time; "tensor": bandwidth and compute scale with the count,
+  minus two all-reduces per layer), interconnect bandwidth, system-RAM and host-link bandwidth.
+* ``BackendConstants`` — fitted per backend family (``constants.py``, written by ``fit_constants``).
+
+Model (times per decode step of ``sequences`` sequences at depth ``d``):
+
+    t_step = W(N) / (η_bw·BW) + N·KV(d) / (η_kv·BW) + N·state / (η_bw·BW) + t_launch + t_split + t_host + t_comm
+    t_launch = a + b·n_layers                      (kernel launches and syncs, per backend)
+    KV(d) = Σ_groups kv_bytes_per_token · min(d, window)
+    W(N) = dense + experts · (1 − (1 − k/E)^N)     (experts touched by N sequences; k/E at N = 1)
+
+and ``t_step`` is at least the compute time of N tokens (compute-bound ceiling of batched decode).
+Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` tokens:
+
+    t = max(F_lin·q / (η_c·FLOPS) + F_attn / (η_attn·FLOPS), weights / (η_bw·BW)) + t_launch
+    F_attn = Σ_groups flops_per_key · Σ_positions min(position + 1, window)
+    q = dequant_factor for block-quantised weights, 1 for 16-bit
+
+Layer split across GPUs runs micro-batches as a pipeline: a batch of m micro-batches on k GPUs takes
+(m + k − 1)/(m·k) of the single-GPU time (llama.cpp pipeline parallelism, n_batch 2048 / n_ubatch 512).
+Time to first token = prefill time of the prompt (the last prefill step yields the first token).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+Parallel = Literal["layer", "tensor"]
+
+UBATCH_TOKENS = 512  # llama.cpp default n_ubatch: weights are read once per micro-batch
+BATCH_TOKENS = 2048  # llama.cpp default n_batch: the unit a layer-split pipeline overlaps
+# Dual-channel DDR5-5600: 2 channels × 8 bytes × 5600 MT/s (JEDEC JESD79-5 data rate); a typical desktop.
+DEFAULT_HOST_BANDWIDTH_BYTES_PER_S = 2 * 8 * 5600e6
+# PCIe 4.0 x16 per direction: 16 GT/s × 16 lanes × 128/130 encoding / 8 bits (PCI-SIG PCIe 4.0 base spec).
+DEFAULT_HOST_LINK_BYTES_PER_S = 16e9 * 16 * 128 / 130 / 8
+# One all-reduce on a small message (latency-bound): an assumption, not fitted (no tensor-parallel data).
+ALL_REDUCE_LATENCY_S = 20e-6
+
+
+@dataclass(frozen=True)
+class AttentionGroup:
+    """Attention layers of one kind: their KV bytes per cached token and FLOPs per (query, key) pair."""
+
+    kv_bytes_per_token: int
+    flops_per_key: float
+    window_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What one model at one quant reads and computes per token (see the module docstring)."""
+
+    dense_weight_bytes: int
+    linear_flops_per_token: float
+    n_layers: int
+    attention: tuple[AttentionGroup, ...] = ()
+    expert_weight_bytes: int = 0
+    experts_per_token: int = 0
+    n_experts: int = 0
+    state_bytes: int = 0
+    quantized: bool = True
+    hidden_size: int = 0
+    host_dense_bytes: int = 0
+    host_expert_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class SpeedDevice:
+    """Per-GPU bandwidth and FLOPS, how many GPUs and how the model is split across them."""
+
+    bandwidth_bytes_per_s: float
+    fp16_flops: float
+    backend: str
+    gpu_count: int = 1
+    parallel: Parallel = "layer"
+    interconnect_bytes_per_s: float | None = None
+    host_bandwidth_bytes_per_s: float = DEFAULT_HOST_BANDWIDTH_BYTES_PER_S
+    host_link_bytes_per_s: float = DEFAULT_HOST_LINK_BYTES_PER_S
+
+
+@dataclass(frozen=True)
+class BackendConstants:
+    """Fitted constants of one backend family (llama.cpp kernels on CUDA, ROCm, Metal, other)."""
+
+    family: str
+    bandwidth_efficiency: float
+    kv_efficiency: float
+    launch_s: float
+    launch_per_layer_s: float
+    split_s: float
+    compute_efficiency: float
+    attention_efficiency: float
+    dequant_factor: float
+    fitted: bool = True
+
+    def assumptions(self) -> tuple[tuple[str, str], ...]:
+        """The constants as (key, value) pairs for the pages."""
+        return (
+            ("speed.family", self.family + ("" if self.fitted else " (not fitted: borrowed from CUDA)")),
+            ("speed.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
+            ("speed.kv_efficiency", f"{self.kv_efficiency:.3f}"),
+            ("speed.launch_s", f"{self.launch_s:.2e} + {self.launch_per_layer_s:.2e} × layers"),
+            ("speed.split_s", f"{self.split_s:.2e} per extra GPU (layer split)"),
+            ("speed.compute_efficiency", f"{self.compute_efficiency:.3f}"),
+            ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),
+            ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
+        )
+
+
+def family(backend: str) -> str:
+    """The constants family of a backend name: cuda, rocm, metal or other."""
+    name = backend.lower()
+    return name if name in ("cuda", "rocm", "metal") else "other"
+
+
+@cache
+def constants_for(backend: str) -> BackendConstants:
+    """The fitted constants of a backend's family (families without data borrow CUDA's, marked unfitted)."""
+    from .constants import CONSTANTS
+
+    fam = family(backend)
+    if fam in CONSTANTS:
+        return CONSTANTS[fam]
+    borrowed = CONSTANTS["cuda"]
+    return BackendConstants(fam, *_values(borrowed)[1:-1], fitted=False)
+
+
+def _values(c: BackendConstants) -> tuple:
+    return (c.family, c.bandwidth_efficiency, c.kv_efficiency, c.launch_s, c.launch_per_layer_s, c.split_s,
+            c.compute_efficiency, c.attention_efficiency, c.dequant_factor, c.fitted)
+
+
+# ---------------------------------------------------------------------------------------------- pieces
+
+
+def _tp(device: SpeedDevice) -> int:
+    return device.gpu_count if device.parallel == "tensor" else 1
+
+
+def weight_bytes_read(work: Workload, sequences: int = 1) -> float:
+    """Weight bytes read in one decode step of ``sequences`` sequences (experts touched by any of them)."""
+    return work.dense_weight_bytes + work.expert_weight_bytes * _expert_share(work, sequences)
+
+
+def _expert_share(work: Workload, sequences: int) -> float:
+    if work.n_experts <= 0 or work.expert_weight_bytes == 0:
+        return 0.0
+    return 1.0 - (1.0 - min(work.experts_per_token, work.n_experts) / work.n_experts) ** sequences
+
+
+def kv_bytes_read(work: Workload, depth: int) -> float:
+    """KV bytes one sequence reads per decode step at ``depth`` cached tokens (windows cap their layers)."""
+    return float(sum(g.kv_bytes_per_token * _cap(depth, g.window_tokens) for g in work.attention))
+
+
+def _cap(depth: int, window: int | None) -> int:
+    return depth if window is None else min(depth, window)
+
+
+def launch_s(work: Workload, c: BackendConstants) -> float:
+    """Fixed per-step cost: kernel launches and synchronisation, growing with the layer count."""
+    return c.launch_s + c.launch_per_layer_s * work.n_layers
+
+
+def _host_step_s(work: Workload, device: SpeedDevice, sequences: int) -> float:
+    host = work.host_dense_bytes + work.host_expert_bytes * _expert_share(work, sequences)
+    return host / device.host_bandwidth_bytes_per_s
+
+
+def _comm_s(work: Workload, device: SpeedDevice, tokens: int) -> float:
+    """Two all-reduces of the hidden state per layer under tensor parallelism (ring: 2(n−1)/n of the data)."""
+    n = _tp(device)
+    if n == 1:
+        return 0.0
+    link = device.interconnect_bytes_per_s or device.host_link_bytes_per_s
+    message = 2 * work.hidden_size * tokens * 2 * (n - 1) / n
+    return 2 * work.n_layers * (ALL_REDUCE_LATENCY_S + message / link)
+
+
+def _split_s(device: SpeedDevice, c: BackendConstants) -> float:
+    return c.split_s * (device.gpu_count - 1) if device.parallel == "layer" else 0.0
+
+
+# ---------------------------------------------------------------------------------------------- decode
+
+
+def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, depth: int = 0,
+                  sequences: int = 1) -> float:
+    """Seconds for one decode step producing one token for each of ``sequences`` sequences at ``depth``."""
+    c = c or constants_for(device.backend)
+    n = _tp(device)
+    bw = c.bandwidth_efficiency * device.bandwidth_bytes_per_s * n
+    on_gpu = weight_bytes_read(work, sequences) - (work.host_dense_bytes
+                                                   + work.host_expert_bytes * _expert_share(work, sequences))
+    memory = ((on_gpu + sequences * work.state_bytes) / bw
+              + sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n))
+    compute = sequences * _token_flops_s(work, device, c, depth)
+    return (max(memory, compute) + launch_s(work, c) + _split_s(device, c) + _host_step_s(work, device, sequences)
+            + _comm_s(work, device, sequences))
+
+
+def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: int) -> float:
+    """Compute time of one token at ``depth`` (the ceiling batched decode cannot beat)."""
+    flops = device.fp16_flops * _tp(device)
+    attn = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
+    linear = work.linear_flops_per_token * (c.dequant_factor if work.quantized else 1.0)
+    return linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
+
+
+def decode_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,
+                        depth: int = 0) -> float:
+    """Tokens per second of one sequence at ``depth`` cached tokens."""
+    return 1.0 / decode_step_s(work, device, c, depth)
+
+
+def generation_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,
+                            new_tokens: int = 128, start_depth: int = 0) -> float:
+    """Mean tokens per second generating ``new_tokens`` tokens from ``start_depth`` (what llama-bench tgN reports)."""
+    if new_tokens < 1:
+        raise ValueError("new_tokens must be at least 1")
+    # Step time is piecewise linear in depth; summing its endpoints per linear piece is exact.
+    total = sum(decode_step_s(work, device, c, d) * count for d, count in _depth_weights(work, start_depth, new_tokens))
+    return new_tokens / total
+
+
+def _depth_weights(work: Workload, start: int, n: int) -> list[tuple[float, int]]:
+    """(mean depth, count) pieces over depths start..start+n−1 on which every window term is linear."""
+    cuts = sorted({start, start + n, *(g.window_tokens for g in work.attention
+                                       if g.window_tokens is not None and start < g.window_tokens < start + n)})
+    return [(lo + (hi - lo - 1) / 2, hi - lo) for lo, hi in zip(cuts, cuts[1:])]
+
+
+def batched_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,
+                         sequences: int = 1, depth: int = 0) -> float:
+    """Aggregate tokens per second of ``sequences`` sequences decoding together, each at ``depth``."""
+    if sequences < 1:
+        raise ValueError("sequences must be at least 1")
+    return sequences / decode_step_s(work, device, c, depth, sequences)
+
+
+# ---------------------------------------------------------------------------------------------- prefill
+
+
+def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, prompt_tokens: int = 512,
+              depth: int = 0) -> float:
+    """Seconds to process ``prompt_tokens`` prompt tokens appended after ``depth`` cached tokens."""
+    if prompt_tokens < 1:
+        raise ValueError("prompt_tokens must be at least 1")
+    c = c or constants_for(device.backend)
+    total = 0.0
+    for start in range(depth, depth + prompt_tokens, UBATCH_TOKENS):
+        total += _ubatch_s(work, device, c, start, min(UBATCH_TOKENS, depth + prompt_tokens - start))
+    return total * _pipeline_factor(device, prompt_tokens)
+
+
+def _ubatch_s(work: Workload, device: SpeedDevice, c: BackendConstants, start: int, tokens: int) -> float:
+    n = _tp(device)
+    flops = device.fp16_flops * n
+    linear = work.linear_flops_per_token * tokens * (c.dequant_factor if work.quantized else 1.0)
+    attn = sum(g.flops_per_key * _keys(start, tokens, g.window_tokens) for g in work.attention)
+    compute = linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
+    share = _expert_share(work, tokens)
+    on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
+    memory = on_gpu / (c.bandwidth_efficiency * device.bandwidth_bytes_per_s * n)
+    # Host-resident weights travel to the GPU once per micro-batch (llama.cpp offloads big batches to the GPU).
+    host = (work.host_dense_bytes + work.host_expert_bytes * share) / device.host_link_bytes_per_s
+    return max(compute, memory) + host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
+
+
+def _keys(start: int, tokens: int, window: int | None) -> float:
+    """Σ over positions start..start+tokens−1 of the keys each attends to: min(position + 1, window)."""
+    lo, hi = start + 1, start + tokens  # key counts of the first and last token
+    if window is None or hi <= window:
+        return (lo + hi) * tokens / 2
+    if lo >= window:
+        return float(window * tokens)
+    below = window - lo + 1
+    return (lo + window) * below / 2 + window * (tokens - below)
+
+
+def _pipeline_factor(device: SpeedDevice, prompt_tokens: int) -> float:
+    """Layer split: k GPUs overlap the m micro-batches of one batch, (m + k − 1)/(m·k) of the serial time."""
+    k = device.gpu_count if device.parallel == "layer" else 1
+    if k == 1:
+        return 1.0
+    m = math.ceil(min(prompt_tokens, BATCH_TOKENS) / UBATCH_TOKENS)
+    return (m + k - 1) / (m * k)
+
+
+def prefill_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,
+                         prompt_tokens: int = 512, depth: int = 0) -> float:
+    """Mean prompt tokens per second over a prompt of ``prompt_tokens`` tokens after ``depth`` cached tokens."""
+    return prompt_tokens / prefill_s(work, device, c, prompt_tokens, depth)
+
+
+def ttft_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, prompt_tokens: int = 4096,
+           depth: int = 0) -> float:
+    """Time to first token: prefill of the whole prompt (its last step yields the first token's logits)."""
+    return prefill_s(work, device, c, prompt_tokens, depth)
