@@ -1,0 +1,147 @@
+"""Weight bytes as stored, per tensor: GGUF files by llama.cpp's recipe, vLLM-style checkpoints by format.
+
+GGUF: every tensor gets the type ``quant.gguf_type`` gives it; tensors llama-quantize leaves alone (norms,
+biases, routers, conv kernels: 1-D or excluded by name) stay F32 as the converter writes them. Each tensor's
+data is padded to the 32-byte GGUF alignment. File metadata (tokenizer, key/values: a few MB) is not counted.
+
+vLLM-style checkpoints (safetensors): BF16 stores everything in 2 bytes. FP8 (block scales, DeepSeek/Qwen
+style): quantisable matrices 1 byte + an fp32 scale per 128×128 block. AWQ-INT4: 4-bit weights + per group of
+128 inputs an fp16 scale and a 4-bit zero point. NVFP4 (ModelOpt): 4-bit + an fp8 scale per 16 + two fp32
+per-tensor scales. MXFP4 (gpt-oss as released): routed experts 4-bit + an e8m0 scale per 32, the rest BF16.
+In all of them embeddings, output head, routers and norms stay BF16.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import cache
+
+from .architecture import Architecture, Tensor
+from .quant import FTYPE_BASE, GGML_TYPES, RecipeState, allows_quantization, gguf_type
+
+GGUF_ALIGNMENT = 32
+_LLAMA_70B_TYPES = ("llama", "qwen2")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Bytes of one model at one quant, split the ways placement and speed need."""
+
+    quant: str
+    file_bytes: int
+    embed_bytes: int  # token_embd (a lookup; llama.cpp keeps it in system RAM)
+    output_bytes: int  # output head incl. output_norm (0 extra when tied: the head reads token_embd)
+    layer_bytes: tuple[int, ...]  # per stored block, everything in it
+    expert_bytes: tuple[int, ...]  # per stored block, the routed experts
+    main_layers: int  # blocks that run per token (stored MTP blocks come after them)
+    types: tuple[tuple[str, str], ...]  # (tensor name, type) for inspection
+
+    @property
+    def expert_total_bytes(self) -> int:
+        """Routed-expert bytes of the main blocks."""
+        return sum(self.expert_bytes[: self.main_layers])
+
+    @property
+    def dense_read_bytes(self) -> int:
+        """Non-expert bytes read per decoded token: main blocks and output head, not token_embd."""
+        main = sum(self.layer_bytes[: self.main_layers]) - self.expert_total_bytes
+        return main + self.output_bytes
+
+    def cumulative_expert_bytes(self) -> tuple[int, ...]:
+        """Expert bytes of the first n blocks, n = 0..main_layers (for --n-cpu-moe style offload)."""
+        return _cumsum(self.expert_bytes[: self.main_layers])
+
+    def cumulative_layer_bytes(self) -> tuple[int, ...]:
+        """Bytes of the first n blocks, n = 0..main_layers (for -ngl style offload)."""
+        return _cumsum(self.layer_bytes[: self.main_layers])
+
+
+def _cumsum(values: tuple[int, ...]) -> tuple[int, ...]:
+    out, acc = [0], 0
+    for v in values:
+        acc += v
+        out.append(acc)
+    return tuple(out)
+
+
+def first_index_at_least(cumulative: tuple[int, ...], needed: int) -> int | None:
+    """Smallest n with cumulative[n] >= needed, or None."""
+    n = bisect_left(cumulative, needed)
+    return n if n < len(cumulative) else None
+
+
+def tensor_bytes(type_name: str, ne: tuple[int, ...]) -> int:
+    """Bytes of a ggml tensor of ``type_name`` and shape ``ne`` (rows of ne[0] elements)."""
+    return GGML_TYPES[type_name].row_bytes(ne[0]) * math.prod(ne[1:])
+
+
+def _padded(n: int) -> int:
+    return -(-n // GGUF_ALIGNMENT) * GGUF_ALIGNMENT
+
+
+def _recipe_state(arch: Architecture, tensors: tuple[Tensor, ...]) -> RecipeState:
+    n_attention_wv = sum(1 for t in tensors if any(k in t.name for k in ("attn_v.weight", "attn_qkv.weight",
+                                                                         "attn_kv_b.weight")))
+    gqa_70b = arch.layers[0].n_kv_heads not in (0, arch.n_heads)
+    is_70b = arch.model_type in _LLAMA_70B_TYPES and arch.n_layers == 80 and gqa_70b
+    return RecipeState(n_attention_wv, arch.gguf_layer_count, arch.n_gqa, arch.n_experts, is_70b,
+                       arch.tied_embeddings)
+
+
+def gguf_types(arch: Architecture, ftype: str) -> tuple[tuple[Tensor, str], ...]:
+    """Each stored tensor with the type llama-quantize gives it for file type ``ftype``."""
+    tensors = arch.gguf_tensors
+    state = _recipe_state(arch, tensors)
+    return tuple((t, gguf_type(ftype, t.name, t.ne, t.layer, state) if allows_quantization(t.name, t.ne) else "F32")
+                 for t in tensors)
+
+
+def _checkpoint_bytes(fmt: str, t: Tensor) -> int:
+    """Bytes of one tensor in a vLLM-style checkpoint of format ``fmt``."""
+    n = t.elements
+    quantisable = allows_quantization(t.name, t.ne) and t.role not in ("embed", "output", "router")
+    if fmt == "BF16" or not quantisable or (fmt == "MXFP4" and t.role != "expert"):
+        return 2 * n
+    rows = math.prod(t.ne[1:])
+    if fmt == "FP8":
+        return n + math.ceil(t.ne[0] / 128) * math.ceil(t.ne[1] / 128) * math.prod(t.ne[2:]) * 4
+    if fmt == "AWQ-INT4":
+        return n // 2 + math.ceil(t.ne[0] / 128) * rows * 5 // 2
+    if fmt == "NVFP4":
+        return n // 2 + n // 16 + 8
+    if fmt == "MXFP4":
+        return n // 2 + n // 32
+    raise KeyError(fmt)
+
+
+CHECKPOINT_FORMATS = ("BF16", "FP8", "AWQ-INT4", "NVFP4", "MXFP4")
+
+
+@cache
+def weights(arch: Architecture, quant: str) -> Weights:
+    """Stored bytes of ``arch`` at ``quant`` (a llama.cpp file type or a checkpoint format)."""
+    if quant in FTYPE_BASE and quant != "BF16" or quant == "BF16-GGUF":
+        typed = [(t, _padded(tensor_bytes(ty, t.ne)), ty) for t, ty in gguf_types(arch, quant.removesuffix("-GGUF"))]
+    elif quant in CHECKPOINT_FORMATS:
+        typed = [(t, _checkpoint_bytes(quant, t), quant) for t in arch.gguf_tensors]
+    else:
+        raise KeyError(f"no size rule for quant {quant!r}")
+    n_blocks = arch.gguf_layer_count
+    layer, expert = [0] * n_blocks, [0] * n_blocks
+    embed = output = 0
+    for t, size, _ in typed:
+        if t.layer >= 0:
+            layer[t.layer] += size
+            if t.role == "expert":
+                expert[t.layer] += size
+        elif t.role == "embed":
+            embed += size
+        else:
+            output += size
+    if arch.tied_embeddings:
+        output += embed
+    file_bytes = sum(size for _, size, _ in typed)
+    return Weights(quant, file_bytes, embed, output, tuple(layer), tuple(expert), arch.n_layers,
+                   tuple((t.name, ty) for t, _, ty in typed))
