@@ -1,0 +1,58 @@
+# VRAM Atlas. `make build` and `make test` set up everything they need on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+JOBS ?= 0
+STRICT ?= 0
+BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) --jobs $(JOBS)
+
+.PHONY: build test serve i18n check accuracy bench audit browser node clean golden
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+build: $(STAMP)
+	$(PY) -m generator build $(BUILD_FLAGS)
+
+check: $(STAMP)
+	$(PY) -m generator check
+
+i18n: $(STAMP)
+	$(VENV)/bin/pybabel extract --mapping-file babel.cfg --output-file locales/messages.pot --no-location --sort-output --project "VRAM Atlas" .
+	$(VENV)/bin/pybabel update --input-file locales/messages.pot --output-dir locales --domain messages --no-fuzzy-matching --ignore-obsolete
+
+serve: build
+	$(PY) -m generator serve
+
+accuracy: $(STAMP)
+	$(PY) -m generator accuracy
+
+# A browser for Playwright: Debian's Chromium where we are root and none is installed, else Playwright's own.
+browser: $(STAMP)
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else $(VENV)/bin/playwright install chromium; fi
+
+node: package.json
+	@command -v java >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; }
+	@[ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error
+
+test: $(STAMP) browser node
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m generator.bench
+
+audit: build node browser
+	$(PY) -m tests.audit
+
+golden: $(STAMP)
+	$(PY) -m tests.golden.refresh
+
+clean:
+	rm -rf site .cache

@@ -1,0 +1,32 @@
+"""``build``: render the catalogue into a static site."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..build import BuildOptions, build
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``build`` subcommand."""
+    parser = subparsers.add_parser("build", help="build the static site", description=__doc__)
+    parser.add_argument("--project", type=Path, default=Path("."), help="folder with catalog/, templates/, locales/")
+    parser.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site)")
+    parser.add_argument("--base-url", default="https://vram-atlas.example/", help="absolute URL the site is served at")
+    parser.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores; 1: serial)")
+    parser.add_argument("--strict", action="store_true", help="fail on any warning")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and print the one-line summary."""
+    base_url = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
+    report = build(BuildOptions(project=args.project, out_dir=args.out, base_url=base_url, jobs=args.jobs,
+                                strict=args.strict, quiet=args.quiet))
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(report.summary())
+    return 0

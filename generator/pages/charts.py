@@ -1,0 +1,80 @@
+"""Inline SVG charts with explicit sizes; pure functions from numbers to markup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+WIDTH, HEIGHT = 640, 280
+PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 56, 16, 16, 40
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: a CSS class, a legend label and its y values (one per x label)."""
+
+    css: str
+    label: str
+    values: tuple[float, ...]
+
+
+def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...], limit: float | None,
+               limit_label: str, y_unit: str, y_format) -> Markup:
+    """A line chart with a horizontal limit line; x positions are evenly spaced categories."""
+    top = max([limit or 0.0, *(v for s in series for v in s.values)]) * 1.08 or 1.0
+    plot_w, plot_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - PAD_TOP - PAD_BOTTOM
+    step = plot_w / max(1, len(x_labels) - 1)
+
+    def x(i: int) -> float:
+        return PAD_LEFT + i * step
+
+    def y(value: float) -> float:
+        return PAD_TOP + plot_h * (1 - value / top)
+
+    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
+             f'aria-label="{escape(title)}"><title>{escape(title)}</title>']
+    for tick in range(5):
+        value = top * tick / 4
+        parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape(y_format(value))}</text>')
+    for i, label in enumerate(x_labels):
+        parts.append(f'<text class="tick" x="{x(i):.1f}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape(label)}</text>')
+    if limit is not None:
+        parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(limit):.1f}" y2="{y(limit):.1f}"/>'
+                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{y(limit) - 5:.1f}" text-anchor="end">{escape(limit_label)}</text>')
+    for s in series:
+        points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(s.values))
+        parts.append(f'<polyline class="line {s.css}" points="{points}"/>')
+        parts += [f'<circle class="pt {s.css}" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3"/>' for i, v in enumerate(s.values)]
+    legend_y = HEIGHT - 8
+    for i, s in enumerate(series):
+        lx = PAD_LEFT + i * 160
+        parts.append(f'<line class="line {s.css}" x1="{lx}" x2="{lx + 18}" y1="{legend_y - 4}" y2="{legend_y - 4}"/>'
+                     f'<text class="legend" x="{lx + 24}" y="{legend_y}">{escape(s.label)}</text>')
+    parts.append(f'<text class="tick" x="4" y="{PAD_TOP + 4}">{escape(y_unit)}</text></svg>')
+    return Markup("".join(parts))
+
+
+def scatter_chart(title: str, points: tuple[tuple[float, float], ...], x_label: str, y_label: str, tick_format) -> Markup:
+    """Estimated (y) against measured (x) on equal linear axes, with the diagonal of a perfect estimate."""
+    top = max([1.0, *(max(p) for p in points)]) * 1.05
+    plot = min(WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - PAD_TOP - PAD_BOTTOM)
+
+    def x(value: float) -> float:
+        return PAD_LEFT + plot * value / top
+
+    def y(value: float) -> float:
+        return PAD_TOP + plot * (1 - value / top)
+
+    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
+             f'aria-label="{escape(title)}"><title>{escape(title)}</title>',
+             f'<line class="limit" x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(top):.1f}" y2="{y(top):.1f}"/>']
+    for tick in range(5):
+        value = top * tick / 4
+        parts.append(f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape(tick_format(value))}</text>'
+                     f'<text class="tick" x="{x(value):.1f}" y="{PAD_TOP + plot + 16:.1f}" text-anchor="middle">{escape(tick_format(value))}</text>')
+    parts += [f'<circle class="pt c-f16" cx="{x(m):.1f}" cy="{y(p):.1f}" r="2.5"/>' for m, p in points]
+    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">{escape(x_label)}</text>'
+                 f'<text class="legend" x="{PAD_LEFT + plot + 12:.1f}" y="{PAD_TOP + 12}">{escape(y_label)}</text></svg>')
+    return Markup("".join(parts))

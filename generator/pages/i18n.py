@@ -1,0 +1,125 @@
+"""Languages, gettext catalogues and per-locale number, size, price and date formatters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from babel import Locale
+from babel.dates import format_date
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+LANGUAGES = ("en", "de")
+DEFAULT_LANGUAGE = "en"
+GIB = 2**30
+GB = 10**9
+
+
+@dataclass(frozen=True)
+class CatalogueStatus:
+    """How complete one language's gettext catalogue is."""
+
+    language: str
+    untranslated: tuple[str, ...]
+    fuzzy: tuple[str, ...]
+
+
+def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
+    """Compile each ``messages.po`` to ``messages.mo`` when it is newer; report untranslated messages."""
+    statuses = []
+    for language in LANGUAGES:
+        po_path = locales_dir / language / "LC_MESSAGES" / "messages.po"
+        with po_path.open("rb") as handle:
+            catalog = read_po(handle, locale=language)
+        mo_path = po_path.with_suffix(".mo")
+        if not mo_path.exists() or mo_path.stat().st_mtime < po_path.stat().st_mtime:
+            with mo_path.open("wb") as handle:
+                write_mo(handle, catalog, use_fuzzy=False)
+        if language != DEFAULT_LANGUAGE:
+            messages = [m for m in catalog if m.id]
+            untranslated = tuple(str(m.id) for m in messages if not m.string or (isinstance(m.string, tuple) and not all(m.string)))
+            fuzzy = tuple(str(m.id) for m in messages if m.fuzzy)
+            statuses.append(CatalogueStatus(language, untranslated, fuzzy))
+    return statuses
+
+
+def translations(locales_dir: Path, language: str) -> Translations:
+    """The compiled gettext catalogue of one language."""
+    return Translations.load(str(locales_dir), [language], domain="messages")
+
+
+class Formatter:
+    """Locale-aware formatting; built once per language, cheap per call (no Babel pattern parsing)."""
+
+    def __init__(self, language: str):
+        locale = Locale.parse(language)
+        symbols = locale.number_symbols["latn"]
+        self.language = language
+        self._table = str.maketrans({",": symbols["group"], ".": symbols["decimal"]})
+        currency = locale.currency_formats["standard"].pattern.split(";")[0]
+        self._usd_prefix = "$" if currency.startswith("¤") else ""
+        self._usd_suffix = "\u00a0$" if currency.endswith("¤") else ""
+        self._percent_suffix = "\u00a0%" if " %" in locale.percent_formats[None].pattern or "\u00a0%" in locale.percent_formats[None].pattern else "%"
+
+    def number(self, value: float, digits: int = 0) -> str:
+        """A number with grouping and the locale's decimal sign."""
+        return f"{value:,.{digits}f}".translate(self._table)
+
+    def sig(self, value: float, significant: int = 3) -> str:
+        """A number with about ``significant`` significant digits (no trailing noise)."""
+        if value == 0 or not math.isfinite(value):
+            return self.number(value)
+        digits = max(0, significant - 1 - math.floor(math.log10(abs(value))))
+        return self.number(value, digits)
+
+    def gib(self, size_bytes: int, digits: int = 2) -> str:
+        """Binary gibibytes, as llama.cpp and nvidia-smi count them."""
+        return f"{self.number(size_bytes / GIB, digits)}\u00a0GiB"
+
+    def gb(self, size_bytes: int, digits: int = 2) -> str:
+        """Decimal gigabytes, as vendors and Hugging Face count them."""
+        return f"{self.number(size_bytes / GB, digits)}\u00a0GB"
+
+    def mib(self, size_bytes: int) -> str:
+        """Binary mebibytes, for small buffers."""
+        return f"{self.number(size_bytes / 2**20, 0)}\u00a0MiB"
+
+    def usd(self, value: float, digits: int = 2) -> str:
+        """US dollars as providers publish them, in the locale's layout."""
+        return f"{self._usd_prefix}{self.number(value, digits)}{self._usd_suffix}"
+
+    def percent(self, ratio: float, digits: int = 0) -> str:
+        """A ratio (0.27) as a percentage (27 %)."""
+        return f"{self.number(ratio * 100, digits)}{self._percent_suffix}"
+
+    def tokens(self, count: int) -> str:
+        """A token count in the short form used for context sizes (8K, 128K, 1M)."""
+        if count >= 2**20 and count % 2**20 == 0:
+            return f"{count // 2**20}M"
+        if count >= 1024 and count % 1024 == 0:
+            return f"{count // 1024}K"
+        return self.number(count)
+
+    def params(self, count: int) -> str:
+        """A parameter count in billions (8.03 B; German 8,03 Mrd.)."""
+        return f"{self.sig(count / 1e9, 3)}\u00a0{'Mrd.' if self.language == 'de' else 'B'}"
+
+    def date(self, value: dt.date) -> str:
+        """A date in the locale's medium format."""
+        return _format_date(value, self.language)
+
+
+@cache
+def _format_date(value: dt.date, language: str) -> str:
+    return format_date(value, format="medium", locale=language)
+
+
+@cache
+def formatter(language: str) -> Formatter:
+    """The one formatter of a language."""
+    return Formatter(language)

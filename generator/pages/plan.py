@@ -1,0 +1,75 @@
+"""The page plan: every page's URL, language, template and translation links, decided before anything renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalog.schema import Catalog
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES
+
+
+@dataclass(frozen=True)
+class PageKey:
+    """What a page is about, independent of language."""
+
+    kind: str  # index | pair | model | gpu | methodology | notfound
+    model: str | None = None
+    gpu: str | None = None
+
+    def url_path(self, language: str) -> str:
+        """The page's URL path below the site root, ending in ``/`` (or ``.html`` for the 404 page)."""
+        if self.kind == "notfound":
+            return "404.html" if language == DEFAULT_LANGUAGE else f"{language}/404.html"
+        base = f"{language}/"
+        return base + {
+            "index": "",
+            "methodology": "methodology/",
+            "model": f"models/{self.model}/",
+            "gpu": f"gpus/{self.gpu}/",
+            "pair": f"models/{self.model}/{self.gpu}/",
+        }[self.kind]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One output page in one language."""
+
+    key: PageKey
+    language: str
+
+    @property
+    def url_path(self) -> str:
+        return self.key.url_path(self.language)
+
+    @property
+    def output_path(self) -> str:
+        path = self.url_path
+        return path if path.endswith(".html") else f"{path}index.html"
+
+    @property
+    def template(self) -> str:
+        return f"{self.key.kind}.html"
+
+    def alternates(self) -> dict[str, str]:
+        """URL paths of this page in every language, plus x-default (English)."""
+        paths = {language: self.key.url_path(language) for language in LANGUAGES}
+        paths["x-default"] = paths[DEFAULT_LANGUAGE]
+        return paths
+
+    @property
+    def in_sitemap(self) -> bool:
+        return self.key.kind != "notfound"
+
+
+def plan_keys(catalog: Catalog) -> list[PageKey]:
+    """Every page subject, in a stable order: index, methodology, models, GPUs, then pairs model by model."""
+    keys = [PageKey("index"), PageKey("methodology"), PageKey("notfound")]
+    keys += [PageKey("model", model=m) for m in sorted(catalog.models)]
+    keys += [PageKey("gpu", gpu=g) for g in sorted(catalog.gpus)]
+    keys += [PageKey("pair", model=m, gpu=g) for m in sorted(catalog.models) for g in sorted(catalog.gpus)]
+    return keys
+
+
+def plan_pages(catalog: Catalog) -> list[Page]:
+    """Every page in every language."""
+    return [Page(key, language) for key in plan_keys(catalog) for language in LANGUAGES]

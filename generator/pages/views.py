@@ -1,0 +1,341 @@
+"""Page view data: estimator results arranged for the templates (numbers only; templates format them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+from urllib.parse import urlparse
+
+from ..catalog.schema import Gpu, Model
+from ..estimate import api, cost, finetune
+from ..estimate.api import Estimate, Request
+from ..estimate.device import device_spec
+from ..results import PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
+from . import charts, commands
+from markupsafe import Markup
+
+from .i18n import Formatter
+
+HOURS_PER_MONTH = 730
+CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+FINETUNE_METHODS = ("qlora", "lora", "full")
+
+
+@dataclass(frozen=True)
+class Lang:
+    """What a view needs of a language: its code, formatter, gettext and prose pages (rendered Markdown)."""
+
+    code: str
+    fmt: Formatter
+    gettext: Callable[[str], str]
+    prose: Callable[[str], Markup]
+
+
+def pair_path(language: str, model_id: str, gpu_id: str) -> str:
+    return f"{language}/models/{model_id}/{gpu_id}/"
+
+
+def model_path(language: str, model_id: str) -> str:
+    return f"{language}/models/{model_id}/"
+
+
+def gpu_path(language: str, gpu_id: str) -> str:
+    return f"{language}/gpus/{gpu_id}/"
+
+
+def context_steps(model: Model) -> tuple[int, ...]:
+    """4K up to the model's maximum context, always ending at the maximum."""
+    steps = tuple(c for c in CONTEXT_STEPS if c < model.context_length)
+    return (*steps, model.context_length)
+
+
+def _source_rows(entries: list[tuple[str, Model | Gpu]]) -> list[dict[str, Any]]:
+    rows = []
+    for what, entry in entries:
+        for source in entry.sources:
+            link = source.url.startswith("http")
+            rows.append({"what": f"{what} ({', '.join(source.fields)})", "url": source.url, "link": link,
+                         "host": urlparse(source.url).netloc if link else source.url, "read": source.read})
+    return rows
+
+
+def cheapest_offer(results: Results, gpu_id: str) -> dict[str, Any] | None:
+    """The cheapest single-GPU-equivalent offer for a GPU, as a table row."""
+    offers = offer_rows(results, gpu_id)
+    return offers[0] if offers else None
+
+
+def offer_rows(results: Results, gpu_id: str) -> list[dict[str, Any]]:
+    """Cloud offers for a GPU, cheapest per GPU first."""
+    gpu = results.catalog.gpus[gpu_id]
+    return [{"provider": p.name, "instance": o.instance, "vram_bytes": gpu.memory_bytes * o.gpu_count,
+             "gpu_count": o.gpu_count, "usd_per_hour": o.price_usd_per_hour,
+             "usd_per_gpu_hour": o.price_usd_per_hour / o.gpu_count,
+             "usd_per_month": o.price_usd_per_hour * HOURS_PER_MONTH, "billing": o.billing, "tier": o.tier,
+             "checked": o.checked, "url": o.url}
+            for p, o in results.offers_by_gpu[gpu_id]]
+
+
+def _split(estimate: Estimate) -> list[dict[str, Any]]:
+    total = estimate.total_bytes or 1
+    parts = (("weights", estimate.weights_bytes), ("kv", estimate.kv_cache_bytes), ("runtime", estimate.runtime_overhead_bytes))
+    return [{"key": key, "width": round(100 * size / total, 2)} for key, size in parts]
+
+
+def _context_view(results: Results, model_id: str, gpu_id: str, quant: str, lang: Lang) -> dict[str, Any]:
+    model, device = results.models[model_id], results.devices[gpu_id]
+    steps = context_steps(results.catalog.models[model_id])
+    rows = [{"context": c,
+             "f16": api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="f16")),
+             "q8": api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="q8_0"))} for c in steps]
+    _ = lang.gettext
+    chart = charts.line_chart(
+        _("Memory against context length"), tuple(lang.fmt.tokens(c) for c in steps),
+        (charts.Series("c-f16", _("KV cache f16"), tuple(r["f16"].total_bytes / 2**30 for r in rows)),
+         charts.Series("c-q8", _("KV cache q8_0"), tuple(r["q8"].total_bytes / 2**30 for r in rows))),
+        device.usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
+    base = api.estimate(model, device, Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, kv_type="q8_0"))
+    return {"context_rows": rows, "context_chart": chart, "max_context_f16": rows[0]["f16"].max_context_tokens,
+            "max_context_q8": base.max_context_tokens}
+
+
+def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], name: Callable[[str, str], str]) -> list[dict[str, Any]]:
+    return [{"path": pair_path(language, m, g), "name": name(m, g), "verdict": results.pairs[(m, g)].estimate.verdict}
+            for m, g in pairs]
+
+
+def _nearest(items: list[str], current: str, count: int) -> list[str]:
+    """Up to ``count`` neighbours of ``current`` in a sorted list, wrapping around: stable, varied cross-links."""
+    if current not in items or len(items) <= 1:
+        return [i for i in items if i != current][:count]
+    at = items.index(current)
+    picked = [items[(at + offset) % len(items)] for offset in range(1, len(items))]
+    return picked[:count]
+
+
+def related_links(results: Results, model_id: str, gpu_id: str, language: str) -> dict[str, Any]:
+    """This model on other GPUs (similar memory first) and other models on this GPU (similar size first)."""
+    catalog = results.catalog
+    gpus_by_memory = sorted(catalog.gpus, key=lambda g: (catalog.gpus[g].memory_bytes, g))
+    models_by_size = sorted(catalog.models, key=lambda m: (catalog.models[m].total_params, m))
+    other_gpus = _nearest(gpus_by_memory, gpu_id, 12)
+    other_models = _nearest(models_by_size, model_id, 12)
+    return {
+        "other_gpus": _link_rows(results, language, [(model_id, g) for g in other_gpus], lambda m, g: catalog.gpus[g].name),
+        "other_models": _link_rows(results, language, [(m, gpu_id) for m in other_models], lambda m, g: catalog.models[m].name),
+    }
+
+
+def _crumb(name: str, path: str) -> dict[str, str]:
+    return {"name": name, "path": path}
+
+
+def _latest_read(*entries: Model | Gpu) -> str:
+    return max(s.read for e in entries for s in e.sources).isoformat()
+
+
+def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) -> list[dict[str, Any]]:
+    spec, device = results.models[model_id], results.devices[gpu_id]
+    rows = []
+    for method in FINETUNE_METHODS:
+        est = finetune.finetune_memory(spec, method)
+        verdict = "fits" if est.total_bytes <= device.usable_memory_bytes * 0.9 else (
+            "tight" if est.total_bytes <= device.usable_memory_bytes else "no_fit")
+        suggestion = results.finetune_gpu(model_id, method)
+        rows.append({"method": method, "est": est, "verdict": verdict,
+                     "suggestion": suggestion[1] if suggestion else None,
+                     "suggestion_path": gpu_path(language, suggestion[0]) if suggestion else None})
+    return rows
+
+
+def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """The model-on-GPU report."""
+    _, fmt = lang.gettext, lang.fmt
+    model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
+    spec, device = results.models[key.model], results.devices[key.gpu]
+    pick = results.pairs[(key.model, key.gpu)]
+    e = pick.estimate
+    view: dict[str, Any] = {
+        "model": model, "gpu": gpu, "spec": spec, "headline": e, "quant": pick.quant, "context": PAGE_CONTEXT_TOKENS,
+        "kv_type": "f16", "device_memory_bytes": device.memory_bytes,
+        "margin_ratio": e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0,
+        "utilisation": e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0,
+        "offloaded_bytes": max(0, e.total_bytes - e.usable_bytes),
+        "split": _split(e),
+        "matrix": [{"quant": q, "est": results.quant_estimate(key.model, key.gpu, q),
+                    "best_gpu": results.catalog.gpus.get(results.best_gpu(key.model, q) or ""),
+                    "best_gpu_path": pair_path(lang.code, key.model, results.best_gpu(key.model, q) or "")}
+                   for q in matrix_quants(spec)],
+        "sequences_8k": e.max_sequences,
+    }
+    view.update(_context_view(results, key.model, key.gpu, pick.quant, lang))
+    offers = offer_rows(results, key.gpu)
+    view["offers"] = offers
+    view["cost"] = None
+    if offers:
+        cheapest = offers[0]
+        per_gpu = cheapest["usd_per_gpu_hour"]
+        view["cost"] = {"usd_per_hour": per_gpu, "offer_label": f"{cheapest['provider']}, {cheapest['instance']}",
+                        "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
+                        "batched_usd_per_mtok": cost.usd_per_million_tokens(e.batched_tokens_per_s, per_gpu)}
+    view["rent_vs_buy"] = None
+    if gpu.price_usd and gpu.tdp_w:
+        owned = cost.ownership(gpu.price_usd, gpu.tdp_w, offers[0]["usd_per_gpu_hour"] if offers else None)
+        view["rent_vs_buy"] = {"price_usd": gpu.price_usd, "power_usd_per_month": owned.power_usd_per_month,
+                               "breakeven_months": owned.breakeven_months, "usd_per_kwh": owned.usd_per_kwh,
+                               "hours_per_month": HOURS_PER_MONTH}
+    view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
+    view["commands"] = pair_commands(results, key, pick.quant, e)
+    view["recommended"] = recommended_hardware(results, key.model, lang.code)
+    view["architecture"] = architecture_facts(results, key.model)
+    view["error_band"] = results.error_band
+    view["sources"] = _source_rows([(model.name, model), (gpu.name, gpu)])
+    view.update(related_links(results, key.model, key.gpu, lang.code))
+    view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
+                           _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
+    view["title"] = _pair_title(model, gpu, pick.quant, e, lang)
+    view["description"] = _pair_description(model, gpu, pick.quant, e, lang)
+    view["modified"] = _latest_read(model, gpu)
+    return view
+
+
+def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
+    """llama.cpp, vLLM and Ollama commands for the page's recommended setup."""
+    model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
+    found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"),
+             commands.vllm(model, gpu, 1, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation),
+             commands.ollama(model, quant, PAGE_CONTEXT_TOKENS)]
+    return [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in found if c is not None]
+
+
+def recommended_hardware(results: Results, model_id: str, language: str) -> list[dict[str, Any]]:
+    """Best single GPU, best value, used/older option, Apple unified memory and cheapest cloud, as pair links."""
+    picks = results.recommendations(model_id)
+    return [{"role": role, "gpu": results.catalog.gpus[gpu_id], "path": pair_path(language, model_id, gpu_id),
+             "estimate": results.pairs[(model_id, gpu_id)].estimate, "quant": results.pairs[(model_id, gpu_id)].quant,
+             "offer": offer}
+            for role, gpu_id, offer in picks]
+
+
+def architecture_facts(results: Results, model_id: str) -> dict[str, Any]:
+    """Layers, attention kind, KV bytes per 1K tokens and experts, from the estimator's architecture."""
+    spec = results.models[model_id]
+    return {"arch": spec.architecture, "kv_bytes_per_1k": results.kv_per_1k(model_id),
+            "total_params": spec.total_params, "active_params": spec.active_params}
+
+
+def _pair_title(model: Model, gpu: Gpu, quant: str, e: Estimate, lang: Lang) -> str:
+    _ = lang.gettext
+    return _("%(model)s on %(gpu)s: %(need)s at %(quant)s, %(speed)s tok/s") % {
+        "model": model.name, "gpu": gpu.name, "need": lang.fmt.gib(e.total_bytes, 1), "quant": quant,
+        "speed": lang.fmt.sig(e.decode_tokens_per_s, 3)}
+
+
+def _pair_description(model: Model, gpu: Gpu, quant: str, e: Estimate, lang: Lang) -> str:
+    _ = lang.gettext
+    verdict = {"fits": _("fits with margin"), "tight": _("fits tightly"), "offload": _("needs system-RAM offload"),
+               "no_fit": _("does not fit")}[e.verdict]
+    return _("%(model)s %(verdict)s on %(gpu)s: %(quant)s needs %(need)s of %(usable)s at 8K context, "
+             "about %(speed)s tok/s decode, %(ttft)s s to first token, max context %(ctx)s.") % {
+        "model": model.name, "verdict": verdict, "gpu": gpu.name, "quant": quant, "need": lang.fmt.gib(e.total_bytes),
+        "usable": lang.fmt.gib(e.usable_bytes), "speed": lang.fmt.sig(e.decode_tokens_per_s, 3),
+        "ttft": lang.fmt.sig(e.ttft_s, 2), "ctx": lang.fmt.number(e.max_context_tokens)}
+
+
+def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """Requirements of one model at each precision and context, and where it runs."""
+    _ = lang.gettext
+    model, spec = results.catalog.models[key.model], results.models[key.model]
+    requirement_rows = results.model_requirements(key.model)
+    ranked = sorted(results.catalog.gpus, key=lambda g: (RANK[results.pairs[(key.model, g)].estimate.verdict],
+                                                           -results.pairs[(key.model, g)].estimate.decode_tokens_per_s, g))
+    return {
+        "model": model, "spec": spec, "requirements": requirement_rows,
+        "setups": results.cheapest_setups(key.model),
+        "finetune": [{"method": m, "est": finetune.finetune_memory(spec, m), "gpu": results.finetune_gpu(key.model, m)}
+                     for m in FINETUNE_METHODS],
+        "architecture": architecture_facts(results, key.model),
+        "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
+                   "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
+                  for g in ranked],
+        "fits_count": sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight")),
+        "sources": _source_rows([(model.name, model)]),
+        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
+        "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
+        "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
+            "model": model.name, "q4": lang.fmt.gib(requirement_rows[0]["cells"]["Q4_K_M"]["total_bytes"]) if requirement_rows else "",
+            "bf16": lang.fmt.gib(requirement_rows[0]["cells"]["BF16"]["total_bytes"]) if requirement_rows else "",
+            "fit": lang.fmt.number(sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))),
+            "n": lang.fmt.number(len(ranked))},
+        "modified": _latest_read(model),
+    }
+
+
+def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """Every model on one GPU with its best quantization, speed and largest context."""
+    _ = lang.gettext
+    gpu = results.catalog.gpus[key.gpu]
+    rows = sorted(({"model": results.catalog.models[m], "path": pair_path(lang.code, m, key.gpu),
+                    "quant": results.pairs[(m, key.gpu)].quant, "estimate": results.pairs[(m, key.gpu)].estimate}
+                   for m in results.catalog.models),
+                  key=lambda r: (RANK[r["estimate"].verdict], -r["estimate"].decode_tokens_per_s, r["model"].id))
+    fitting = sum(1 for r in rows if r["estimate"].verdict in ("fits", "tight"))
+    return {
+        "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting,
+        "offers": offer_rows(results, key.gpu), "sources": _source_rows([(gpu.name, gpu)]),
+        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(gpu.name, gpu_path(lang.code, gpu.id))],
+        "title": _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
+        "description": _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K context.") % {
+            "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
+            "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting), "n": lang.fmt.number(len(rows))},
+        "modified": _latest_read(gpu),
+    }
+
+
+def index_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """Searchable lists of every model and GPU, and popular pairs."""
+    _ = lang.gettext
+    catalog = results.catalog
+    models = sorted(catalog.models.values(), key=lambda m: (m.family, m.total_params, m.id))
+    gpus = sorted(catalog.gpus.values(), key=lambda g: (g.vendor, g.memory_bytes, g.id))
+    return {
+        "models": [{"model": m, "path": model_path(lang.code, m.id)} for m in models],
+        "gpus": [{"gpu": g, "path": gpu_path(lang.code, g.id), "usable": results.devices[g.id].usable_memory_bytes} for g in gpus],
+        "popular": [{"model": catalog.models[m], "gpu": catalog.gpus[g], "path": pair_path(lang.code, m, g),
+                     "estimate": results.pairs[(m, g)].estimate} for m, g in results.popular_pairs()],
+        "breadcrumbs": [],
+        "title": _("VRAM Atlas: can this GPU run this LLM? Memory, speed and cost"),
+        "description": _("Memory, speed, cost and launch commands for %(m)s LLMs on %(g)s GPUs, from one published estimator with its measured error.") % {
+            "m": lang.fmt.number(len(models)), "g": lang.fmt.number(len(gpus))},
+    }
+
+
+def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """Formulas, assumptions and the measured error on the calibration data."""
+    _ = lang.gettext
+    report = results.accuracy
+    decode = next(r for r in report if r.kind == "decode")
+    chart = charts.scatter_chart(_("Estimated against measured decode speed"),
+                                 tuple((p.measured, p.predicted) for p in decode.points),
+                                 _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
+    return {
+        "report": report, "constants": results.constants_table, "chart": chart, "prose": lang.prose("methodology"),
+        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
+        "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
+        "description": _("Formulas per attention kind and quantization, calibrated speed constants and the median and worst error against %(n)s measurements.") % {
+            "n": lang.fmt.number(sum(r.rows for r in results.accuracy))},
+        "modified": results.calibration_date,
+    }
+
+
+def notfound_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """The 404 page."""
+    _ = lang.gettext
+    return {"breadcrumbs": [], "title": _("Page not found · VRAM Atlas"),
+            "description": _("This page does not exist. Find a model or a GPU from the index.")}
+
+
+VIEWS: dict[str, Callable[[Results, Any, Lang], dict[str, Any]]] = {
+    "pair": pair_view, "model": model_view, "gpu": gpu_view, "index": index_view,
+    "methodology": methodology_view, "notfound": notfound_view,
+}

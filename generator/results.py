@@ -1,0 +1,225 @@
+"""The estimate stage: every (model, GPU) pair's recommended setup, computed once before pages are planned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from .catalog.schema import Catalog, CloudOffer, CloudProvider
+from .estimate import api, calibration, finetune
+from .estimate.kvcache import kvcache_bytes_per_1k
+from .estimate.api import Estimate, ModelSpec, Request
+from .estimate.device import DeviceSpec, device_spec, reference_device
+
+# Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
+# bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
+PREFERENCE = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S")
+NATIVE_MXFP4 = ("MXFP4_MOE", "Q2_K", "IQ1_S")
+MATRIX = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S")
+PAGE_CONTEXT_TOKENS = 8192
+RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
+
+
+def preference(model: ModelSpec) -> tuple[str, ...]:
+    """Quantizations to try for this model, best first (MXFP4-native models start at their own format)."""
+    return NATIVE_MXFP4 if model.native_format == "mxfp4" else PREFERENCE
+
+
+def matrix_quants(model: ModelSpec) -> tuple[str, ...]:
+    """Rows of the quantization matrix for this model."""
+    return ("BF16", "MXFP4_MOE", *MATRIX[1:]) if model.native_format == "mxfp4" else MATRIX
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """The recommended setup of one model on one GPU and its estimate."""
+
+    quant: str
+    estimate: Estimate
+
+
+def recommend(model: ModelSpec, device: DeviceSpec, context_tokens: int = PAGE_CONTEXT_TOKENS) -> PairResult:
+    """The best-quality quantization that fits; else the one that fits tightly; else the smallest that offloads."""
+    tried = [(q, api.estimate(model, device, Request(quant=q, context_tokens=context_tokens))) for q in preference(model)]
+    for wanted in ("fits", "tight"):
+        for quant, estimate in tried:
+            if estimate.verdict == wanted:
+                return PairResult(quant, estimate)
+    quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
+    return PairResult(quant, estimate)
+
+
+@dataclass
+class Results:
+    """Catalogue plus estimator views of it, and every pair's recommendation."""
+
+    catalog: Catalog
+
+    @cached_property
+    def models(self) -> dict[str, ModelSpec]:
+        return {model_id: api.model_spec(model) for model_id, model in self.catalog.models.items()}
+
+    @cached_property
+    def devices(self) -> dict[str, DeviceSpec]:
+        return {gpu_id: device_spec(gpu) for gpu_id, gpu in self.catalog.gpus.items()}
+
+    @cached_property
+    def pairs(self) -> dict[tuple[str, str], PairResult]:
+        return {(m, g): recommend(self.models[m], self.devices[g]) for m in sorted(self.models) for g in sorted(self.devices)}
+
+    @cached_property
+    def offers_by_gpu(self) -> dict[str, list[tuple[CloudProvider, CloudOffer]]]:
+        by_gpu: dict[str, list[tuple[CloudProvider, CloudOffer]]] = {g: [] for g in self.catalog.gpus}
+        for provider, offer in self.catalog.offers():
+            by_gpu[offer.gpu].append((provider, offer))
+        for offers in by_gpu.values():
+            offers.sort(key=lambda po: (po[1].price_usd_per_hour / po[1].gpu_count, po[0].name, po[1].instance))
+        return by_gpu
+
+    def quant_estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int = PAGE_CONTEXT_TOKENS) -> Estimate:
+        """One model at one quant on one GPU (cached: the matrix, the best-GPU search and pages share it)."""
+        key = (model_id, gpu_id, quant, context_tokens)
+        if key not in self._estimates:
+            self._estimates[key] = api.estimate(self.models[model_id], self.devices[gpu_id],
+                                                Request(quant=quant, context_tokens=context_tokens))
+        return self._estimates[key]
+
+    def best_gpu(self, model_id: str, quant: str) -> str | None:
+        """The cheapest catalogued GPU (list price, then memory) on which this quant fits with margin."""
+        key = (model_id, quant)
+        if key not in self._best_gpu:
+            candidates = [(g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id)
+                          for g in self.catalog.gpus.values()
+                          if self.quant_estimate(model_id, g.id, quant).verdict == "fits"]
+            self._best_gpu[key] = min(candidates)[3] if candidates else None
+        return self._best_gpu[key]
+
+    def __post_init__(self) -> None:
+        self._estimates: dict[tuple[str, str, str, int], Estimate] = {}
+        self._best_gpu: dict[tuple[str, str], str | None] = {}
+        self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
+        self._reference = reference_device()
+
+    # --- cross-page views, each computed once per build -------------------------------------------------
+
+    vllm_utilisation: float = 0.90  # vLLM's default --gpu-memory-utilization
+
+    def finetune_gpu(self, model_id: str, method: str) -> tuple[str, str] | None:
+        """(gpu id, label) of the cheapest single GPU, or smallest multi-GPU count, that holds this fine-tuning run."""
+        key = (model_id, method)
+        if key not in self._finetune_gpu:
+            need = finetune.finetune_memory(self.models[model_id], method).total_bytes
+            fitting = sorted((g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id) for g in self.catalog.gpus.values()
+                             if self.devices[g.id].usable_memory_bytes >= need)
+            if fitting:
+                gpu_id = fitting[0][3]
+                self._finetune_gpu[key] = (gpu_id, self.catalog.gpus[gpu_id].name)
+            else:
+                self._finetune_gpu[key] = self._multi_gpu_for(need)
+        return self._finetune_gpu[key]
+
+    def _multi_gpu_for(self, need_bytes: int) -> tuple[str, str] | None:
+        """The largest-memory GPU, times the count that holds ``need_bytes`` (at most 8 per node, else None)."""
+        gpu = max(self.catalog.gpus.values(), key=lambda g: (self.devices[g.id].usable_memory_bytes, g.id))
+        count = -(-need_bytes // self.devices[gpu.id].usable_memory_bytes)
+        return (gpu.id, f"{count}× {gpu.name}") if count <= 8 else None
+
+    def recommendations(self, model_id: str) -> list[tuple[str, str, dict | None]]:
+        """(role, gpu id, offer) for best single GPU, best value, used/older, Apple and cheapest cloud."""
+        gpus = self.catalog.gpus
+        fitting = [g for g in gpus if self.pairs[(model_id, g)].estimate.verdict == "fits"]
+        speed = {g: self.pairs[(model_id, g)].estimate.decode_tokens_per_s for g in gpus}
+        picks: list[tuple[str, str, dict | None]] = []
+        if fitting:
+            picks.append(("fastest", max(fitting, key=lambda g: (speed[g], g)), None))
+            priced = [g for g in fitting if gpus[g].price_usd]
+            if priced:
+                picks.append(("value", max(priced, key=lambda g: (speed[g] / gpus[g].price_usd, g)), None))
+            older = [g for g in priced if gpus[g].launch_date and gpus[g].launch_date.year <= 2021]
+            if older:
+                picks.append(("older", min(older, key=lambda g: (gpus[g].price_usd, g)), None))
+            apple = [g for g in fitting if gpus[g].vendor == "apple"]
+            if apple:
+                picks.append(("apple", min(apple, key=lambda g: (gpus[g].memory_bytes, -speed[g], g)), None))
+            rented = [(o.price_usd_per_hour / o.gpu_count, g, p.name, o) for g in fitting
+                      for p, o in self.offers_by_gpu[g]]
+            if rented:
+                per_gpu, gpu_id, provider, offer = min(rented, key=lambda r: (r[0], r[1], r[2]))
+                picks.append(("cloud", gpu_id, {"provider": provider, "usd_per_hour": per_gpu, "instance": offer.instance}))
+        return picks
+
+    def kv_per_1k(self, model_id: str) -> int:
+        """KV-cache bytes per 1,024 tokens at f16 (full-attention growth; windowed layers excluded past their window)."""
+        return kvcache_bytes_per_1k(self.models[model_id])
+
+    def popular_pairs(self) -> list[tuple[str, str]]:
+        """A stable showcase: the smallest-memory GPU each model fits on with margin, for up to 12 models by size."""
+        shown = []
+        for model_id in sorted(self.models, key=lambda m: (self.catalog.models[m].total_params, m))[:: max(1, len(self.models) // 12)][:12]:
+            fitting = [g for g in self.catalog.gpus if self.pairs[(model_id, g)].estimate.verdict == "fits"]
+            if fitting:
+                shown.append((model_id, min(fitting, key=lambda g: (self.catalog.gpus[g].memory_bytes, g))))
+        return shown
+
+    def reference_device(self) -> DeviceSpec:
+        """A CUDA device larger than any model, so requirement tables show memory, not a verdict."""
+        return self._reference
+
+    def model_requirements(self, model_id: str) -> list[dict]:
+        """Total memory per quantization at 4K, 32K, 128K context and 16 sequences at 8K (llama.cpp on CUDA)."""
+        spec, max_ctx = self.models[model_id], self.catalog.models[model_id].context_length
+        scenarios = [(c, 1) for c in (4096, 32768, 131072) if c <= max_ctx] + [(8192, 16)]
+        rows = []
+        for context_tokens, sequences in scenarios:
+            cells = {}
+            for quant in REQUIREMENT_QUANTS:
+                e = api.estimate(spec, self._reference, Request(quant=quant, context_tokens=context_tokens, sequences=sequences))
+                cells[quant] = {"total_bytes": e.total_bytes, "weights_bytes": e.weights_bytes, "kv_cache_bytes": e.kv_cache_bytes}
+            rows.append({"context": context_tokens, "sequences": sequences, "cells": cells})
+        return rows
+
+    def cheapest_setups(self, model_id: str) -> list[dict]:
+        """Per precision at 8K context: the cheapest rentable single GPU and multi-GPU setup that fit, per month."""
+        setups = []
+        for quant in SETUP_QUANTS:
+            single, multi = None, None
+            for gpu_id, offers in self.offers_by_gpu.items():
+                if not offers:
+                    continue
+                per_gpu = min(o.price_usd_per_hour / o.gpu_count for _, o in offers)
+                if self.quant_estimate(model_id, gpu_id, quant).verdict == "fits":
+                    candidate = (per_gpu, gpu_id, 1)
+                    single = min(single, candidate) if single else candidate
+                    continue
+                for count in (2, 4, 8):
+                    device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
+                    if api.estimate(self.models[model_id], device, Request(quant=quant, gpu_count=count)).verdict == "fits":
+                        candidate = (per_gpu * count, gpu_id, count)
+                        multi = min(multi, candidate) if multi else candidate
+                        break
+            setups.append({"quant": quant, "single": _setup(self, single), "multi": _setup(self, multi)})
+        return setups
+
+    @cached_property
+    def accuracy(self) -> list:
+        """The estimator's measured error per kind on the bundled calibration data."""
+        return calibration.accuracy_report()
+
+    @cached_property
+    def error_band(self) -> dict[str, float]:
+        """Median and worst relative decode error, for the band shown on every pair page."""
+        decode = next(r for r in self.accuracy if r.kind == "decode")
+        return {"decode_median": decode.median_abs_error, "decode_worst": decode.worst_abs_error}
+
+
+REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
+SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
+HOURS_PER_MONTH = 730
+
+
+def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None:
+    if pick is None:
+        return None
+    usd_per_hour, gpu_id, count = pick
+    return {"gpu": results.catalog.gpus[gpu_id], "count": count, "usd_per_hour": usd_per_hour,
+            "usd_per_month": usd_per_hour * HOURS_PER_MONTH}
