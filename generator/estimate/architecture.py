@@ -146,14 +146,27 @@ class Architecture:
 # ---------------------------------------------------------------------------------------------- parsing
 
 
+# transformers defaults for keys that sparse configs omit (configuration_gemma2.py, configuration_gemma3.py,
+# configuration_gemma4.py: Gemma ties its embeddings; Gemma3TextConfig: vocab 262208, 5 local : 1 global).
+_MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma2": {"tie_word_embeddings": True},
+    "gemma3_text": {"tie_word_embeddings": True, "vocab_size": 262208, "sliding_window_pattern": 6,
+                    "head_dim": 256, "max_position_embeddings": 131072, "num_attention_heads": 8,
+                    "num_key_value_heads": 4},
+    "gemma4_text": {"tie_word_embeddings": True},
+}
+
+
 def _text(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The text model's fields: ``text_config`` merged over top-level keys it lacks."""
+    """The text model's fields: ``text_config`` merged over top-level keys, then model-type defaults."""
     if not isinstance(config, Mapping):
         raise ConfigError("config", "must be a JSON object")
     nested = config.get("text_config")
+    merged = dict(config)
     if isinstance(nested, Mapping):
-        return {**{k: v for k, v in config.items() if k != "text_config"}, **nested}
-    return dict(config)
+        merged = {**{k: v for k, v in config.items() if k != "text_config"}, **nested}
+    defaults = _MODEL_DEFAULTS.get(str(merged.get("model_type", "")), {})
+    return {**defaults, **{k: v for k, v in merged.items() if v is not None or k not in defaults}}
 
 
 def _int(cfg: Mapping[str, Any], *names: str, default: int | None = None) -> int:
@@ -161,6 +174,8 @@ def _int(cfg: Mapping[str, Any], *names: str, default: int | None = None) -> int
         value = cfg.get(name)
         if value is None:
             continue
+        if isinstance(value, list) and value:  # per-layer lists (Hunyuan): the largest entry, conservatively
+            value = max(value, key=lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else -1)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
             raise ConfigError(name, f"must be a non-negative integer, got {value!r}")
         return int(value)
@@ -176,8 +191,8 @@ def _dtype_bytes(cfg: Mapping[str, Any]) -> int:
 
 def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     """Per-layer mixer: full, sliding, chunked, linear, mamba or none (MLA decided later)."""
-    pattern = cfg.get("hybrid_override_pattern")
-    if isinstance(pattern, str):
+    pattern = _nemotron_pattern(cfg)
+    if pattern:
         if len(pattern) != n_layers:
             raise ConfigError("hybrid_override_pattern", f"has {len(pattern)} entries for {n_layers} layers")
         return [{"M": "mamba", "*": "full"}.get(ch, "none") for ch in pattern]
@@ -206,10 +221,26 @@ def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
     return ["full"] * n_layers
 
 
+_BLOCK_CHARS = {"mamba": "M", "attention": "*", "moe": "E", "mlp": "-"}
+
+
+def _nemotron_pattern(cfg: Mapping[str, Any], key: str = "") -> str:
+    """Nemotron-H block pattern ("M" Mamba-2, "*" attention, "E" MoE, "-" MLP) from either spelling."""
+    pattern = cfg.get(key + "hybrid_override_pattern")
+    if isinstance(pattern, str):
+        return pattern
+    blocks = cfg.get(key + "layers_block_type")
+    if isinstance(blocks, list):
+        if any(b not in _BLOCK_CHARS for b in blocks):
+            raise ConfigError(key + "layers_block_type", "has an unknown block type")
+        return "".join(_BLOCK_CHARS[b] for b in blocks)
+    return ""
+
+
 def _ffn_plan(cfg: Mapping[str, Any], plan: list[str], n_experts: int) -> list[str]:
     """Per-layer feed-forward: dense, moe or none."""
-    pattern = cfg.get("hybrid_override_pattern")
-    if isinstance(pattern, str):
+    pattern = _nemotron_pattern(cfg)
+    if pattern:
         return [{"E": "moe", "-": "dense"}.get(ch, "none") for ch in pattern]
     n = len(plan)
     if n_experts == 0:
@@ -227,7 +258,7 @@ def parse_hf_config(config: Mapping[str, Any]) -> Architecture:
     cfg = _text(config)
     fingerprint = json.dumps(cfg, sort_keys=True, default=str)
     hidden = _int(cfg, "hidden_size", "d_model", "n_embd")
-    n_layers = _int(cfg, "num_hidden_layers", "num_layers", "n_layer")
+    n_layers = _int(cfg, "num_hidden_layers", "num_layers", "n_layer", default=len(_nemotron_pattern(cfg)) or None)
     vocab = _int(cfg, "vocab_size")
     if 0 in (hidden, n_layers, vocab):
         raise ConfigError("hidden_size" if hidden == 0 else "num_hidden_layers" if n_layers == 0 else "vocab_size",
@@ -236,7 +267,7 @@ def parse_hf_config(config: Mapping[str, Any]) -> Architecture:
     if n_heads == 0:
         raise ConfigError("num_attention_heads", "must be positive")
     n_experts = _int(cfg, "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts", default=0)
-    top_k = _int(cfg, "num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_k", default=0)
+    top_k = _int(cfg, "num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_topk", "moe_k", default=0)
     if n_experts and not 0 < top_k <= n_experts:
         raise ConfigError("num_experts_per_tok", f"must be between 1 and {n_experts}")
     plan = _layer_plan(cfg, n_layers)
@@ -253,9 +284,11 @@ def parse_hf_config(config: Mapping[str, Any]) -> Architecture:
         layers.append(layer)
         tensors += block
     n_mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0)
+    mtp_pattern = _nemotron_pattern(cfg, "mtp_")
     for j in range(n_mtp):
         i = n_layers + j
-        layer, block = builder.block(i, plan[-1] if plan[-1] != "linear" else "full", ffn[-1])
+        mixer = "full" if "*" in mtp_pattern or plan[-1] == "linear" else plan[-1]
+        layer, block = builder.block(i, mixer, "moe" if "E" in mtp_pattern else ffn[-1])
         layers.append(Layer(**{**layer.__dict__, "mtp": True}))
         tensors += block + builder.mtp_extra(i)
     context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", default=0)
@@ -269,14 +302,15 @@ class _Builder:
     def __init__(self, cfg: Mapping[str, Any], hidden: int, n_heads: int, n_experts: int):
         self.cfg, self.h, self.n_heads, self.n_experts = cfg, hidden, n_heads, n_experts
         self.n_kv = _int(cfg, "num_key_value_heads", default=n_heads) or n_heads
-        self.head_dim = _int(cfg, "head_dim", default=hidden // n_heads) or hidden // n_heads
+        self.head_dim = _int(cfg, "head_dim", "attention_head_dim", default=hidden // n_heads) or hidden // n_heads
         self.model_type = str(cfg.get("model_type", ""))
         self.mla = cfg.get("kv_lora_rank") is not None
         bias = cfg.get("attention_bias")
         self.qkv_bias = bool(bias) or (bias is None and self.model_type in ("qwen2", "qwen2_moe"))
         self.o_bias = bool(bias) and self.model_type in ("gpt_oss",)
         self.qk_norm = bool(cfg.get("use_qk_norm")) and self.model_type != "llama4_text" or self.model_type in (
-            "qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "gemma3_text", "minimax_m2")
+            "qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "gemma3_text", "gemma4_text",
+            "minimax_m2")
         self.gated_q = bool(cfg.get("attn_output_gate")) or self.model_type == "qwen3_next"
         self.gated_ffn = str(cfg.get("mlp_hidden_act", cfg.get("hidden_act", "silu"))) != "relu2"
         self.dense_ff = _int(cfg, "intermediate_size_mlp", "intermediate_size", "ffn_hidden_size", default=0)
@@ -293,7 +327,7 @@ class _Builder:
             return explicit
         if self.model_type == "llama4_text":
             return self.moe_ff
-        return _int(cfg, "n_shared_experts", default=0) * self.moe_ff
+        return _int(cfg, "n_shared_experts", "num_shared_expert", default=0) * self.moe_ff
 
     def block(self, i: int, mixer: str, ffn: str) -> tuple[Layer, list[Tensor]]:
         """The layer description and tensors of block ``i``."""
@@ -319,10 +353,18 @@ class _Builder:
         window = self.window if mixer == "sliding" else self.chunk if mixer == "chunked" else None
         if mixer != "full" and not window:
             raise ConfigError("sliding_window", f"layer {i} is {mixer} but no window size is given")
+        shared_kv = False
+        if mixer == "full" and self.cfg.get("global_head_dim"):  # Gemma 4 global layers
+            hd = _int(self.cfg, "global_head_dim")
+            nkv = _int(self.cfg, "num_global_key_value_heads", default=nkv)
+            shared_kv = bool(self.cfg.get("attention_k_eq_v"))
         q_out = nq * hd * (2 if self.gated_q else 1)
         ts = [Tensor(p + "attn_q.weight", (h, q_out), "attn", i), Tensor(p + "attn_k.weight", (h, nkv * hd), "attn", i),
-              Tensor(p + "attn_v.weight", (h, nkv * hd), "attn", i),
               Tensor(p + "attn_output.weight", (nq * hd, h), "attn", i)]
+        if not shared_kv:
+            ts.append(Tensor(p + "attn_v.weight", (h, nkv * hd), "attn", i))
+        if self.model_type.startswith("gemma"):
+            ts.append(Tensor(p + "post_attention_norm.weight", (h,), "norm", i))
         if self.qkv_bias:
             ts += [Tensor(p + f"attn_{n}.bias", (size,), "attn", i)
                    for n, size in (("q", nq * hd), ("k", nkv * hd), ("v", nkv * hd))]
@@ -404,15 +446,22 @@ class _Builder:
         h = self.h
         if kind == "none":
             return []
+        post = [Tensor(p + "post_ffw_norm.weight", (h,), "norm", i)] if self.model_type.startswith("gemma") else []
         if kind == "dense":
-            return self._mlp(p, "", self.dense_ff, "ffn", i)
+            return self._mlp(p, "", self.dense_ff, "ffn", i) + post
         e, ff = self.n_experts, self.moe_ff
         if ff == 0:
             raise ConfigError("moe_intermediate_size", "is required for a mixture-of-experts model")
-        ts = [Tensor(p + "ffn_gate_inp.weight", (h, e), "router", i)]
+        ts = [Tensor(p + "ffn_gate_inp.weight", (h, e), "router", i)] + post
+        if self.cfg.get("enable_moe_block"):  # Gemma 4 MoE layers keep a dense MLP beside the experts
+            ts += self._mlp(p, "", self.dense_ff, "ffn", i)
+        width = _int(self.cfg, "moe_latent_size", default=0) or h  # Nemotron-3 latent MoE: experts work in a latent
+        if width != h:
+            ts += [Tensor(p + "ffn_latent_in.weight", (h, width), "ffn", i),
+                   Tensor(p + "ffn_latent_out.weight", (width, h), "ffn", i)]
         names = (["gate"] if self.gated_ffn else []) + ["up"]
-        ts += [Tensor(p + f"ffn_{n}_exps.weight", (h, ff, e), "expert", i) for n in names]
-        ts.append(Tensor(p + "ffn_down_exps.weight", (ff, h, e), "expert", i))
+        ts += [Tensor(p + f"ffn_{n}_exps.weight", (width, ff, e), "expert", i) for n in names]
+        ts.append(Tensor(p + "ffn_down_exps.weight", (ff, width, e), "expert", i))
         if self.model_type == "gpt_oss":
             ts += [Tensor(p + "ffn_gate_inp.bias", (e,), "router", i)]
             ts += [Tensor(p + f"ffn_{n}_exps.bias", (ff, e), "expert", i) for n in names]
@@ -438,7 +487,7 @@ class _Builder:
         ts = [Tensor(p + "nextn.eh_proj.weight", (2 * h, h), "mtp", i),
               Tensor(p + "nextn.enorm.weight", (h,), "norm", i), Tensor(p + "nextn.hnorm.weight", (h,), "norm", i),
               Tensor(p + "nextn.shared_head_norm.weight", (h,), "norm", i)]
-        if self.model_type.startswith("deepseek"):  # DeepSeek's MTP module ships its own embedding and head copies
+        if self.model_type.startswith("deepseek") or self.model_type == "glm4_moe":  # these ship embedding + head copies
             vocab = _int(self.cfg, "vocab_size")
             ts += [Tensor(p + "nextn.embed_tokens.weight", (h, vocab), "mtp", i),
                    Tensor(p + "nextn.shared_head_head.weight", (h, vocab), "mtp", i)]
