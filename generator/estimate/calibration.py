@@ -60,14 +60,23 @@ class LlamaFacts:
     n_kv_heads: int
     head_dim: int
     vocab_size: int
+    intermediate_size: int
     source: str
+
+    def config(self) -> dict[str, Any]:
+        """The config.json fields the architecture parser needs."""
+        return {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": self.hidden_size,
+                "num_hidden_layers": self.n_layers, "num_attention_heads": self.n_heads,
+                "num_key_value_heads": self.n_kv_heads, "intermediate_size": self.intermediate_size,
+                "vocab_size": self.vocab_size, "tie_word_embeddings": False, "max_position_embeddings": 8192,
+                "torch_dtype": "bfloat16"}
 
 
 # Meta-Llama-3 configs (identical dimensions to Llama-3.1; rope settings do not matter here).
 MODELS: dict[str, LlamaFacts] = {
-    "Meta-Llama-3-8B": LlamaFacts(8_030_261_248, 32, 4096, 32, 8, 128, 128_256,
+    "Meta-Llama-3-8B": LlamaFacts(8_030_261_248, 32, 4096, 32, 8, 128, 128_256, 14_336,
                                   "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"),
-    "Meta-Llama-3-70B": LlamaFacts(70_553_706_496, 80, 8192, 64, 8, 128, 128_256,
+    "Meta-Llama-3-70B": LlamaFacts(70_553_706_496, 80, 8192, 64, 8, 128, 128_256, 28_672,
                                    "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json"),
 }
 
@@ -332,13 +341,17 @@ def filesize_points(rows: list[Measurement]) -> list[Point] | None:
 
 @cache
 def _size_function():
-    """The memory helper's computed GGUF size for a Llama-3 model and quant, if that module exists yet."""
+    """The memory side's computed GGUF size (bytes) for a Llama-3 model and quant, if those modules exist yet."""
     try:
-        from . import architecture, weights  # noqa: F401  (owned by the memory helper)
+        from .architecture import parse_hf_config
+        from .weights import weights
     except ImportError:
         return None
-    return _llama_size(architecture, weights)
 
+    def size(model: str, quant: str) -> int | None:
+        try:
+            return weights(parse_hf_config(MODELS[model].config()), quant).file_bytes
+        except KeyError:
+            return None
 
-def _llama_size(architecture, weights):
-    return None
+    return size

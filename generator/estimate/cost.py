@@ -1,0 +1,72 @@
+"""What tokens cost: rented by the hour, or owned (purchase amortised plus electricity), and when buying pays off."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+HOURS_PER_MONTH = 730.0  # 8760 h / 12
+DEFAULT_AMORTISATION_MONTHS = 36
+DEFAULT_USD_PER_KWH = 0.15
+DEFAULT_UTILISATION = 1.0  # share of TDP drawn while generating
+
+
+def usd_per_million_tokens(tokens_per_s: float, usd_per_hour: float) -> float:
+    """Cost of one million output tokens at ``tokens_per_s`` (aggregate) on hardware costing ``usd_per_hour``."""
+    if tokens_per_s <= 0:
+        raise ValueError("tokens_per_s must be positive")
+    return usd_per_hour / (tokens_per_s * 3600.0) * 1e6
+
+
+@dataclass(frozen=True)
+class OwnedCost:
+    """Hourly cost of owned hardware and the assumptions behind it."""
+
+    amortisation_usd_per_hour: float
+    power_usd_per_hour: float
+    assumptions: tuple[tuple[str, str], ...]
+
+    @property
+    def usd_per_hour(self) -> float:
+        """Amortisation plus electricity per hour of use."""
+        return self.amortisation_usd_per_hour + self.power_usd_per_hour
+
+
+def power_usd_per_hour(tdp_w: float, utilisation: float = DEFAULT_UTILISATION,
+                       usd_per_kwh: float = DEFAULT_USD_PER_KWH) -> float:
+    """Electricity per hour: TDP × utilisation × price per kWh."""
+    return tdp_w * utilisation / 1000.0 * usd_per_kwh
+
+
+def owned_cost(price_usd: float, tdp_w: float, months: int = DEFAULT_AMORTISATION_MONTHS,
+               utilisation: float = DEFAULT_UTILISATION, usd_per_kwh: float = DEFAULT_USD_PER_KWH,
+               hours_per_month: float = HOURS_PER_MONTH) -> OwnedCost:
+    """Purchase price spread over ``months`` of ``hours_per_month`` use, plus power at TDP × utilisation."""
+    if months <= 0 or hours_per_month <= 0:
+        raise ValueError("months and hours_per_month must be positive")
+    amortisation = price_usd / (months * hours_per_month)
+    power = power_usd_per_hour(tdp_w, utilisation, usd_per_kwh)
+    return OwnedCost(amortisation, power, (
+        ("cost.amortisation", f"${price_usd:,.0f} over {months} months × {hours_per_month:.0f} h"),
+        ("cost.power", f"{tdp_w:.0f} W TDP × {utilisation:.0%} × ${usd_per_kwh:.2f}/kWh"),
+        ("cost.excluded", "host computer, resale value, cooling, maintenance"),
+    ))
+
+
+def break_even_months(price_usd: float, rent_usd_per_hour: float, tdp_w: float,
+                      hours_per_month: float = HOURS_PER_MONTH, utilisation: float = DEFAULT_UTILISATION,
+                      usd_per_kwh: float = DEFAULT_USD_PER_KWH) -> float | None:
+    """Months after which buying beats renting for ``hours_per_month`` of use; None if renting is never dearer."""
+    saving_per_hour = rent_usd_per_hour - power_usd_per_hour(tdp_w, utilisation, usd_per_kwh)
+    if saving_per_hour <= 0:
+        return None
+    return price_usd / (saving_per_hour * hours_per_month)
+
+
+def cheapest(offers: Iterable[tuple[str, float, int]], tokens_per_s: float) -> tuple[str, float] | None:
+    """(offer key, USD per 1M tokens) of the cheapest (key, usd_per_hour, gpu_count) offer; None when empty.
+
+    ``tokens_per_s`` is what the whole offer (all its GPUs) produces; offers are compared at that speed.
+    """
+    priced = [(key, usd_per_million_tokens(tokens_per_s, usd)) for key, usd, _ in offers]
+    return min(priced, key=lambda item: (item[1], item[0])) if priced else None
