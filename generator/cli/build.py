@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..build import BuildOptions, build
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and print the one-line summary."""
+    from ..build import BuildOptions, build  # the pipeline imports every stage: only load it when building
+
     base_url = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
     report = build(BuildOptions(project=args.project, out_dir=args.out, base_url=base_url, jobs=args.jobs,
                                 strict=args.strict, quiet=args.quiet))
