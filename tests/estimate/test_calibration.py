@@ -1,0 +1,68 @@
+"""Calibration rows, GPU name mapping, the fit's optimiser, and the committed constants' accuracy."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from generator.estimate import calibration, constants, fit_constants
+
+
+def test_parse_gpu_names_and_counts() -> None:
+    assert calibration.parse_gpu("4090 24GB * 2") == ("rtx-4090", 2)
+    assert calibration.parse_gpu("M3 Max 40\u2011Core GPU 64GB") == ("apple-m3-max-40c-64gb", 1)
+    with pytest.raises(KeyError):
+        calibration.parse_gpu("Voodoo 2")
+
+
+def test_every_calibration_gpu_has_specs() -> None:
+    rows = calibration.load_measurements()
+    facts = calibration.gpu_facts()
+    ids = {calibration.parse_gpu(r.gpu)[0] for r in rows if r.kind in calibration.SPEED_KINDS}
+    assert ids <= facts.keys()
+    assert all(facts[i].source for i in ids)
+
+
+def test_llama_workload_hand_computed() -> None:
+    size = 4 * 2**30
+    work = calibration.llama_workload("Meta-Llama-3-8B", "F16", size)
+    assert work.dense_weight_bytes == size - 128_256 * 4096 * 2  # token_embd is a lookup, not read
+    assert work.attention[0].kv_bytes_per_token == 131_072  # 128 KiB per token in f16
+    assert work.linear_flops_per_token == 2 * (8_030_261_248 - 128_256 * 4096)
+    assert not work.quantized
+
+
+def test_nelder_mead_finds_quadratic_minimum() -> None:
+    best = fit_constants.nelder_mead(lambda x: (x[0] - 3) ** 2 + (x[1] + 1) ** 2 + 5, [0.0, 0.0])
+    assert best == pytest.approx([3.0, -1.0], abs=1e-4)
+
+
+def test_soft_l1_is_quadratic_near_zero_and_linear_far() -> None:
+    assert fit_constants.soft_l1([0.001]) == pytest.approx(0.001**2, rel=1e-3)
+    assert fit_constants.soft_l1([10.0]) == pytest.approx(2 * 0.1 * 10.0, rel=0.02)
+
+
+def test_holdout_split_is_deterministic_and_per_family() -> None:
+    cases = calibration.speed_cases(calibration.load_measurements(), calibration.gpu_facts())
+    held = calibration.holdout_gpus(cases)
+    assert held == calibration.holdout_gpus(list(reversed(cases)))
+    assert any(i.startswith("apple") for i in held) and any(not i.startswith("apple") for i in held)
+
+
+def test_committed_constants_meet_targets() -> None:
+    reports = {r.kind: r for r in calibration.accuracy_report()}
+    assert reports["decode_tps"].median_abs_error <= 0.15
+    assert reports["decode_tps"].within_30 >= 0.80
+    assert reports["prefill_tps"].median_abs_error <= 0.25
+    # The stored in-sample statistics are what the committed constants give.
+    stored = {k: (n, m) for k, n, m, _, _ in constants.FIT_STATS}
+    assert stored["decode_tps"][0] == reports["decode_tps"].rows
+    assert math.isclose(stored["decode_tps"][1], reports["decode_tps"].median_abs_error, abs_tol=1e-3)
+
+
+def test_physical_ranges() -> None:
+    for c in constants.CONSTANTS.values():
+        for name in fit_constants.EFFICIENCIES:
+            assert 0 < getattr(c, name) <= 1, name
+        assert c.launch_s >= 0 and c.launch_per_layer_s >= 0 and c.dequant_factor > 0

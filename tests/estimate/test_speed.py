@@ -1,0 +1,122 @@
+"""Speed model: hand-computed decode, prefill and TTFT on round numbers, and monotonicity properties."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from generator.estimate import speed
+from generator.estimate.speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
+
+# Round constants so expected values can be worked out by hand.
+C = BackendConstants("cuda", bandwidth_efficiency=0.5, bandwidth_ceiling_bytes_per_s=1e15, kv_efficiency=0.25,
+                     launch_s=1e-3, launch_per_layer_s=1e-4, split_s=5e-4, compute_efficiency=0.5,
+                     attention_efficiency=0.1, dequant_factor=2.0, pipeline_efficiency=1.0)
+DEV = SpeedDevice(bandwidth_bytes_per_s=1e12, fp16_flops=100e12, backend="cuda")
+WORK = Workload(dense_weight_bytes=10**9, linear_flops_per_token=2e9, n_layers=10,
+                attention=(AttentionGroup(kv_bytes_per_token=1000, flops_per_key=1e6),), quantized=False,
+                hidden_size=1000)
+
+
+def test_decode_step_hand_computed() -> None:
+    # 1e9 B / (0.5 × 1e12) = 2 ms; KV 1000 B × 1000 / (0.25 × 1e12) = 4 µs; launch 1 ms + 10 × 0.1 ms = 2 ms.
+    assert speed.decode_step_s(WORK, DEV, C, depth=1000) == pytest.approx(2e-3 + 4e-6 + 2e-3)
+    assert speed.decode_tokens_per_s(WORK, DEV, C, depth=0) == pytest.approx(1 / 4e-3)
+
+
+def test_ceiling_caps_bandwidth() -> None:
+    capped = dataclasses.replace(C, bandwidth_ceiling_bytes_per_s=0.25e12)
+    assert speed.decode_step_s(WORK, DEV, capped) == pytest.approx(4e-3 + 2e-3)
+
+
+def test_generation_mean_equals_midpoint_sum() -> None:
+    # Step time is linear in depth, so N tokens from depth 0 take N × t(mean depth (N − 1)/2).
+    n = 100
+    total = sum(speed.decode_step_s(WORK, DEV, C, d) for d in range(n))
+    assert speed.generation_tokens_per_s(WORK, DEV, C, new_tokens=n) == pytest.approx(n / total)
+
+
+def test_sliding_window_caps_kv_reads() -> None:
+    windowed = dataclasses.replace(WORK, attention=(AttentionGroup(1000, 1e6, window_tokens=128),))
+    assert speed.kv_bytes_read(windowed, 10_000) == 128_000
+    n = 300  # crosses the window: exact sum against the piecewise closed form
+    total = sum(speed.decode_step_s(windowed, DEV, C, d) for d in range(n))
+    assert speed.generation_tokens_per_s(windowed, DEV, C, new_tokens=n) == pytest.approx(n / total)
+
+
+def test_prefill_hand_computed() -> None:
+    # 512 tokens from depth 0: linear 512 × 2e9 / (0.5 × 1e14) = 20.48 ms; keys Σ(1..512) = 131,328 × 1e6 FLOPs
+    # / (0.1 × 1e14) = 13.1328 ms; weights 2 ms < compute; launch 2 ms.
+    expected = 512 * 2e9 / 5e13 + 131_328 * 1e6 / 1e13 + 2e-3
+    assert speed.prefill_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected)
+    assert speed.ttft_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected)
+    assert speed.prefill_tokens_per_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(512 / expected)
+
+
+def test_dequant_factor_applies_to_quantized_weights_only() -> None:
+    quantized = dataclasses.replace(WORK, quantized=True)
+    extra = speed.prefill_s(quantized, DEV, C, 512) - speed.prefill_s(WORK, DEV, C, 512)
+    assert extra == pytest.approx(512 * 2e9 / 5e13)  # the linear part once more (factor 2)
+
+
+def test_geforce_gemm_rate_doubles_on_cuda_only() -> None:
+    geforce = dataclasses.replace(DEV, fp16_accumulate_doubles=True)
+    assert geforce.gemm_flops() == 200e12
+    assert dataclasses.replace(geforce, backend="metal").gemm_flops() == 100e12
+
+
+def test_layer_split_adds_no_decode_speed_and_pipelines_prefill() -> None:
+    two = dataclasses.replace(DEV, gpu_count=2, parallel="layer")
+    assert speed.decode_step_s(WORK, two, C) == pytest.approx(speed.decode_step_s(WORK, DEV, C) + 5e-4)
+    one = speed.prefill_s(WORK, DEV, C, 2048)
+    # m = 4 micro-batches on k = 2 GPUs: (4 + 1) / 8 of the serial time, plus the split cost per micro-batch.
+    assert speed.prefill_s(WORK, two, C, 2048) == pytest.approx((one + 4 * 5e-4) * 5 / 8)
+
+
+def test_tensor_parallel_scales_minus_communication() -> None:
+    tp = dataclasses.replace(DEV, gpu_count=2, parallel="tensor", interconnect_bytes_per_s=1e11)
+    # Weights 1 ms (half each), launch 2 ms, comm 2 × 10 layers × (20 µs + 2·1000·2·½ B / 1e11).
+    comm = 2 * 10 * (speed.ALL_REDUCE_LATENCY_S + 2 * 1000 * 1 * 2 * 0.5 / 1e11)
+    assert speed.decode_step_s(WORK, tp, C) == pytest.approx(1e-3 + 2e-3 + comm)
+
+
+def test_moe_reads_active_experts_and_more_with_batch() -> None:
+    moe = dataclasses.replace(WORK, expert_weight_bytes=8 * 10**9, experts_per_token=2, n_experts=8)
+    assert speed.weight_bytes_read(moe, 1) == pytest.approx(10**9 + 2 * 10**9)
+    assert speed.weight_bytes_read(moe, 1000) == pytest.approx(9 * 10**9)
+
+
+def test_offloaded_weights_run_at_host_bandwidth() -> None:
+    off = dataclasses.replace(WORK, host_dense_bytes=10**8)
+    # 0.9e9 on the GPU at 0.5e12 = 1.8 ms, 1e8 at the host's 89.6 GB/s.
+    expected = 0.9e9 / 0.5e12 + 1e8 / speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S + 2e-3
+    assert speed.decode_step_s(off, DEV, C) == pytest.approx(expected)
+
+
+def test_batched_decode_hits_compute_ceiling() -> None:
+    # One token costs 2e9/5e13 = 40 µs (+ attention at depth 0: 1 key × 1e6 / 1e13); 10,000 sequences are compute-bound.
+    per_token = 2e9 / 5e13 + 1e6 / 1e13
+    assert speed.batched_tokens_per_s(WORK, DEV, C, sequences=10_000) == pytest.approx(
+        10_000 / (10_000 * per_token + 2e-3))
+
+
+def test_unknown_backend_borrows_cuda_constants() -> None:
+    vulkan = speed.constants_for("vulkan")
+    assert vulkan.family == "other" and not vulkan.fitted
+    assert vulkan.bandwidth_efficiency == speed.constants_for("cuda").bandwidth_efficiency
+
+
+@settings(max_examples=60, deadline=None)
+@given(bw=st.floats(1e10, 1e13), factor=st.floats(1.0, 10.0), depth=st.integers(0, 100_000),
+       extra=st.integers(1, 100_000), seqs=st.integers(1, 512))
+def test_monotone(bw: float, factor: float, depth: int, extra: int, seqs: int) -> None:
+    c = speed.constants_for("cuda")
+    slow = SpeedDevice(bw, 100e12, "cuda")
+    fast = dataclasses.replace(slow, bandwidth_bytes_per_s=bw * factor)
+    assert speed.decode_tokens_per_s(WORK, fast, c, depth) >= speed.decode_tokens_per_s(WORK, slow, c, depth)
+    assert speed.decode_tokens_per_s(WORK, slow, c, depth + extra) <= speed.decode_tokens_per_s(WORK, slow, c, depth)
+    assert speed.prefill_tokens_per_s(WORK, slow, c, 512, depth + extra) <= speed.prefill_tokens_per_s(WORK, slow, c, 512, depth)
+    assert (speed.batched_tokens_per_s(WORK, slow, c, seqs + 1, depth)
+            >= speed.batched_tokens_per_s(WORK, slow, c, seqs, depth))
