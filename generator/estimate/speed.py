@@ -17,22 +17,33 @@ this module decides how long it takes. Inputs:
   minus two all-reduces per layer), interconnect bandwidth, system-RAM and host-link bandwidth.
 * ``BackendConstants`` — fitted per backend family (``constants.py``, written by ``fit_constants``).
 
-Model (times per decode step of ``sequences`` sequences at depth ``d``):
+Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
-    t_step = W(N) / (η_bw·BW) + N·KV(d) / (η_kv·BW) + N·state / (η_bw·BW) + t_launch + t_split + t_host + t_comm
-    t_launch = a + b·n_layers                      (kernel launches and syncs, per backend)
+    t_step = max(W(N)/B + N·state/B + N·KV(d)/(η_kv·BW), N·t_compute) + t_launch + t_split + t_host + t_comm
+    B = min(η_bw·BW, ceiling)                       (decode kernels reach a share of the datasheet bandwidth,
+                                                     and no more than a per-backend ceiling: memory-level
+                                                     parallelism of llama.cpp's mat-vec kernels on HBM parts)
+    t_launch = a + b·n_layers                       (kernel launches and syncs, per backend)
+    t_split = split_s · (gpus − 1)                  (layer split: one hand-over per GPU boundary, no speed-up)
     KV(d) = Σ_groups kv_bytes_per_token · min(d, window)
-    W(N) = dense + experts · (1 − (1 − k/E)^N)     (experts touched by N sequences; k/E at N = 1)
+    W(N) = dense + experts · (1 − (1 − k/E)^N)      (experts touched by N sequences; k/E at N = 1)
 
-and ``t_step`` is at least the compute time of N tokens (compute-bound ceiling of batched decode).
 Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` tokens:
 
-    t = max(F_lin·q / (η_c·FLOPS) + F_attn / (η_attn·FLOPS), weights / (η_bw·BW)) + t_launch
+    t = max(F_lin·q / (η_c·F) + F_attn / (η_attn·F), weights / B) + t_launch + t_split
     F_attn = Σ_groups flops_per_key · Σ_positions min(position + 1, window)
     q = dequant_factor for block-quantised weights, 1 for 16-bit
+    F = GEMM FLOPS: the dense FP16 tensor figure; on GeForce cards (``fp16_accumulate_doubles``) twice it,
+        because llama.cpp's cuBLAS F16 GEMMs accumulate in FP16, which GeForce runs at double the
+        FP32-accumulate rate that datasheets list
 
-Layer split across GPUs runs micro-batches as a pipeline: a batch of m micro-batches on k GPUs takes
-(m + k − 1)/(m·k) of the single-GPU time (llama.cpp pipeline parallelism, n_batch 2048 / n_ubatch 512).
+Layer split across k GPUs runs the m micro-batches of one batch as a pipeline: ideally (m + k − 1)/(m·k) of
+the single-GPU time (llama.cpp pipeline parallelism, n_batch 2048 / n_ubatch 512); the fitted
+``pipeline_efficiency`` is the share of that ideal gain realised. Tensor parallel divides weight, KV and FLOPs
+by the GPU count and adds two all-reduces of the hidden state per layer (ALL_REDUCE_LATENCY_S each plus ring
+transfer over the interconnect; an assumption — the calibration data has no tensor-parallel rows).
+Offloaded weights (``host_*_bytes``) are read at system-RAM bandwidth in decode and cross the host link once
+per micro-batch in prefill.
 Time to first token = prefill time of the prompt (the last prefill step yields the first token).
 """
 
@@ -274,24 +285,36 @@ def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = 
     if prompt_tokens < 1:
         raise ValueError("prompt_tokens must be at least 1")
     c = c or constants_for(device.backend)
-    total = 0.0
-    for start in range(depth, depth + prompt_tokens, UBATCH_TOKENS):
-        total += _ubatch_s(work, device, c, start, min(UBATCH_TOKENS, depth + prompt_tokens - start))
+    full, rest = divmod(prompt_tokens, UBATCH_TOKENS)
+    total = _ubatch_s(work, device, c, depth + full * UBATCH_TOKENS, rest) if rest else 0.0
+    if full:
+        compute, memory, fixed = _ubatch_parts(work, device, c, UBATCH_TOKENS)
+        if compute >= memory:  # compute-bound micro-batches: sum in closed form (attention adds to compute)
+            keys = sum(g.flops_per_key * _keys(depth, full * UBATCH_TOKENS, g.window_tokens) for g in work.attention)
+            total += full * (compute + fixed) + keys / (c.attention_efficiency * device.gemm_flops() * _tp(device))
+        else:
+            total += sum(_ubatch_s(work, device, c, depth + i * UBATCH_TOKENS, UBATCH_TOKENS) for i in range(full))
     return total * _pipeline_factor(device, c, prompt_tokens)
 
 
-def _ubatch_s(work: Workload, device: SpeedDevice, c: BackendConstants, start: int, tokens: int) -> float:
+def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, tokens: int) -> tuple[float, float, float]:
+    """(linear compute, weight streaming, fixed costs) of one micro-batch; attention is added by the caller."""
     n = _tp(device)
-    flops = device.gemm_flops() * n
     linear = work.linear_flops_per_token * tokens * (c.dequant_factor if work.quantized else 1.0)
-    attn = sum(g.flops_per_key * _keys(start, tokens, g.window_tokens) for g in work.attention)
-    compute = linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
+    compute = linear / (c.compute_efficiency * device.gemm_flops() * n)
     share = _expert_share(work, tokens)
     on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
     memory = on_gpu / (device.kernel_bandwidth(c) * n)
     # Host-resident weights travel to the GPU once per micro-batch (llama.cpp offloads big batches to the GPU).
     host = (work.host_dense_bytes + work.host_expert_bytes * share) / device.host_link_bytes_per_s
-    return max(compute, memory) + host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
+    fixed = host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
+    return compute, memory, fixed
+
+
+def _ubatch_s(work: Workload, device: SpeedDevice, c: BackendConstants, start: int, tokens: int) -> float:
+    compute, memory, fixed = _ubatch_parts(work, device, c, tokens)
+    attn = sum(g.flops_per_key * _keys(start, tokens, g.window_tokens) for g in work.attention)
+    return max(compute + attn / (c.attention_efficiency * device.gemm_flops() * _tp(device)), memory) + fixed
 
 
 def _keys(start: int, tokens: int, window: int | None) -> float:

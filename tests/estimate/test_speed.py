@@ -120,3 +120,10 @@ def test_monotone(bw: float, factor: float, depth: int, extra: int, seqs: int) -
     assert speed.prefill_tokens_per_s(WORK, slow, c, 512, depth + extra) <= speed.prefill_tokens_per_s(WORK, slow, c, 512, depth)
     assert (speed.batched_tokens_per_s(WORK, slow, c, seqs + 1, depth)
             >= speed.batched_tokens_per_s(WORK, slow, c, seqs, depth))
+
+
+@pytest.mark.parametrize("flops", [1e12, 1e16])  # memory-bound and compute-bound micro-batches
+def test_prefill_closed_form_matches_per_microbatch_sum(flops: float) -> None:
+    dev = dataclasses.replace(DEV, fp16_flops=flops)
+    parts = sum(speed._ubatch_s(WORK, dev, C, 100 + i * 512, 512) for i in range(4)) + speed._ubatch_s(WORK, dev, C, 2148, 50)
+    assert speed.prefill_s(WORK, dev, C, prompt_tokens=2098, depth=100) == pytest.approx(parts)
