@@ -66,6 +66,7 @@ class Layer:
     n_kv_heads: int = 0  # KV heads stored per token (1 for the MLA latent)
     head_dim_k: int = 0  # elements per KV head for K (kv_lora_rank + qk_rope_head_dim for MLA)
     head_dim_v: int = 0  # elements per KV head for V (0 for MLA: V-less cache)
+    value_dim: int = 0  # width attention multiplies values by, per head (kv_lora_rank for absorbed MLA)
     window: int | None = None  # sliding window or attention chunk, tokens
     conv_state: int = 0  # recurrent conv state elements per sequence
     ssm_state: int = 0  # recurrent SSM / delta-rule state elements per sequence
@@ -88,6 +89,7 @@ class Architecture:
     layers: tuple[Layer, ...] = field(compare=False)
     tensors: tuple[Tensor, ...] = field(compare=False)
     dtype_bytes: int = field(compare=False, default=2)
+    ssm_dtype_bytes: int = field(compare=False, default=2)  # vLLM recurrent-state dtype (mamba_ssm_cache_dtype)
 
     @property
     def n_layers(self) -> int:
@@ -187,6 +189,11 @@ def _int(cfg: Mapping[str, Any], *names: str, default: int | None = None) -> int
 def _dtype_bytes(cfg: Mapping[str, Any]) -> int:
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     return 4 if dtype == "float32" else 2
+
+
+def _ssm_dtype_bytes(cfg: Mapping[str, Any]) -> int:
+    dtype = cfg.get("mamba_ssm_cache_dtype") or cfg.get("mamba_ssm_dtype")
+    return 4 if dtype == "float32" else _dtype_bytes(cfg)
 
 
 def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
@@ -293,7 +300,7 @@ def parse_hf_config(config: Mapping[str, Any]) -> Architecture:
         tensors += block + builder.mtp_extra(i)
     context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", default=0)
     return Architecture(fingerprint, str(cfg.get("model_type", "")), hidden, vocab, n_heads, tied, context,
-                        n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg))
+                        n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg), _ssm_dtype_bytes(cfg))
 
 
 class _Builder:
@@ -376,7 +383,7 @@ class _Builder:
         if self.model_type == "gpt_oss":
             ts.append(Tensor(p + "attn_sinks.weight", (nq,), "attn", i))
         kind = "full" if mixer == "full" else mixer
-        return Layer(i, kind, "dense", nq, nkv, hd, hd, window), ts
+        return Layer(i, kind, "dense", nq, nkv, hd, hd, hd, window), ts
 
     def _mla(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         cfg, h, nq = self.cfg, self.h, self.n_heads
@@ -405,7 +412,7 @@ class _Builder:
                    Tensor(p + "indexer.k_norm.weight", (idx_dim,), "norm", i),
                    Tensor(p + "indexer.k_norm.bias", (idx_dim,), "norm", i),
                    Tensor(p + "indexer.proj.weight", (h, idx_heads), "attn", i)]
-        return Layer(i, "mla", "dense", nq, 1, kv_lora + rope, 0), ts
+        return Layer(i, "mla", "dense", nq, 1, kv_lora + rope, 0, kv_lora), ts
 
     def _linear(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         """Gated DeltaNet (Qwen3-Next, Qwen3.5): llama.cpp qwen35 tensor names."""

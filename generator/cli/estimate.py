@@ -1,0 +1,136 @@
+"""``estimate``: memory, verdict and speed of one model on one GPU, as a table or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..catalog.load import load_catalog
+from ..catalog.schema import Catalog, Gpu
+from ..errors import Problem, UsageError
+from ..estimate import api
+from ..estimate.architecture import ConfigError
+from ..estimate.device import device_spec
+
+GIB = 2**30
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``estimate`` subcommand (values are checked in ``run`` so that mistakes give one line)."""
+    parser = subparsers.add_parser("estimate", help="estimate memory and speed of a model on a GPU",
+                                   description=__doc__)
+    parser.add_argument("--model", help="catalogue id or Hugging Face repo id")
+    parser.add_argument("--config", help="a config.json file instead of a catalogue model")
+    parser.add_argument("--gpu", help="catalogue id or exact catalogue name")
+    parser.add_argument("--gpu-count", default="1", help="number of GPUs (default 1)")
+    parser.add_argument("--quant", default="Q4_K_M", help="quantization (default Q4_K_M)")
+    parser.add_argument("--context", default="8192", help="context tokens per sequence (default 8192)")
+    parser.add_argument("--kv-type", default="f16", help="KV cache type (default f16)")
+    parser.add_argument("--sequences", default="1", help="concurrent sequences (default 1)")
+    parser.add_argument("--engine", default="llama.cpp", help="llama.cpp, vllm or ollama (default llama.cpp)")
+    parser.add_argument("--prompt-tokens", default="4096", help="prompt length for prefill and TTFT (default 4096)")
+    parser.add_argument("--depth", default="0", help="tokens already in the context when decoding (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--catalog", default="catalog", help="catalogue folder (default: catalog)")
+    parser.set_defaults(func=run)
+
+
+def _bad(option: str, message: str) -> UsageError:
+    return UsageError(Problem("estimate", option, message))
+
+
+def _integer(value: str, option: str, minimum: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise _bad(option, f"must be a whole number, got {value!r}") from None
+    if number < minimum:
+        raise _bad(option, f"must be at least {minimum}, got {number}")
+    return number
+
+
+def find_gpu(catalog: Catalog, key: str) -> Gpu:
+    """A catalogue GPU by id, exact name or alias (case-insensitive)."""
+    wanted = key.strip().lower()
+    for gpu in catalog.gpus.values():
+        if wanted == gpu.id or wanted == gpu.name.lower() or wanted in (a.lower() for a in gpu.aliases):
+            return gpu
+    raise _bad("--gpu", f"unknown GPU {key!r} (see `python -m generator list gpus`)")
+
+
+def _model(args: argparse.Namespace, catalog: Catalog | None) -> api.ModelSpec:
+    if bool(args.model) == bool(args.config):
+        raise _bad("--model", "give exactly one of --model or --config")
+    if args.config:
+        try:
+            config = json.loads(Path(args.config).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise _bad("--config", f"cannot read {args.config}: {error.__class__.__name__}: {error}") from None
+        try:
+            return api.spec_from_config(config, Path(args.config).stem, args.config)
+        except ConfigError as error:
+            raise _bad("--config", f"{args.config}: {error}") from None
+    assert catalog is not None
+    wanted = args.model.strip().lower()
+    for model in catalog.models.values():
+        if wanted in (model.id, model.hf_repo.lower()):
+            return api.model_spec(model)
+    raise _bad("--model", f"unknown model {args.model!r} (see `python -m generator list models`)")
+
+
+def _request(args: argparse.Namespace) -> api.Request:
+    if args.engine not in api.ENGINES:
+        raise _bad("--engine", f"unknown engine {args.engine!r}; choose one of {', '.join(api.ENGINES)}")
+    return api.Request(quant=args.quant, context_tokens=_integer(args.context, "--context", 1),
+                       kv_type=args.kv_type, sequences=_integer(args.sequences, "--sequences", 1),
+                       engine=args.engine, prompt_tokens=_integer(args.prompt_tokens, "--prompt-tokens", 1),
+                       depth=_integer(args.depth, "--depth", 0), gpu_count=_integer(args.gpu_count, "--gpu-count", 1))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Estimate and print."""
+    if not args.gpu:
+        raise _bad("--gpu", "is required")
+    request = _request(args)
+    catalog = load_catalog(Path(args.catalog))
+    gpu = find_gpu(catalog, args.gpu)
+    spec = _model(args, catalog)
+    parallel = "tensor" if request.engine == "vllm" else "layer"
+    device = device_spec(gpu, count=request.gpu_count, parallel=parallel)
+    try:
+        result = api.estimate(spec, device, request)
+    except ValueError as error:
+        option = "--quant" if "quant" in str(error) else "--kv-type" if "KV type" in str(error) else "--engine"
+        raise _bad(option, str(error)) from None
+    if args.json:
+        print(json.dumps({"model": spec.id, "gpu": gpu.id, **result.as_dict()}, indent=1, default=str))
+    else:
+        print(table(spec, gpu, request, result))
+    return 0
+
+
+def table(spec: api.ModelSpec, gpu: Gpu, request: api.Request, e: api.Estimate) -> str:
+    """A readable summary of one estimate."""
+    gib = lambda n: f"{n / GIB:,.2f} GiB"  # noqa: E731
+    rows: list[tuple[str, Any]] = [
+        ("model", spec.name), ("GPU", f"{request.gpu_count} × {gpu.name}"),
+        ("setup", f"{request.quant}, {request.engine}, KV {request.kv_type}, {request.context_tokens:,} tokens × "
+                  f"{request.sequences} sequence(s)"),
+        ("file size", gib(e.file_size_bytes)), (f"weights ({e.weights_source})", gib(e.weights_bytes)),
+        ("KV cache", gib(e.kv_cache_bytes)), ("runtime", gib(e.runtime_overhead_bytes)),
+        ("total", gib(e.total_bytes)), ("usable", gib(e.usable_bytes)), ("margin", gib(e.margin_bytes)),
+        ("verdict", e.verdict), ("max context", f"{e.max_context_tokens:,} tokens"),
+        ("max sequences", f"{e.max_sequences:,} at {request.context_tokens:,} tokens"),
+        ("decode", f"{e.decode_tokens_per_s:,.1f} tok/s"), ("prefill", f"{e.prefill_tokens_per_s:,.0f} tok/s"),
+        ("time to first token", f"{e.ttft_s:,.2f} s"), ("batched decode", f"{e.batched_tokens_per_s:,.0f} tok/s"),
+    ]
+    if e.offload:
+        o = e.offload
+        rows.append(("offload", f"{o.gpu_layers}/{o.n_layers} layers on GPU, experts of {o.cpu_moe_layers} layers "
+                                f"in system RAM, {gib(o.host_bytes)} in system RAM"))
+    width = max(len(k) for k, _ in rows)
+    lines = [f"{k:<{width}}  {v}" for k, v in rows]
+    lines += ["", "assumptions:"] + [f"  {k}: {v}" for k, v in e.assumptions]
+    return "\n".join(lines)

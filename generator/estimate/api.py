@@ -1,0 +1,378 @@
+"""The estimator's facade: one model, one device, one request → memory, verdict, limits and speed.
+
+Per-(model, quant, engine, KV type, backend, GPU count) work is cached (``_prepare``); a call is arithmetic
+plus the speed model. Published GGUF sizes (ModelSpec.gguf_sizes) beat computed ones; quants without a size
+rule (e.g. Unsloth ``UD-*`` files) are estimated only from their published size, split over tensors like the
+nearest llama.cpp recipe. llama.cpp keeps ``token_embd`` in system RAM (only the looked-up rows go to the GPU),
+so its GPU weights are the file minus that tensor; vLLM loads everything onto the GPUs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any, Literal, Mapping
+
+from . import speed
+from .architecture import Architecture, parse_hf_config
+from .device import DeviceSpec
+from .fit import (DEFAULT_HOST_RAM_BYTES, FIT_TARGET_BYTES, TIGHT_FRACTION, TIGHT_MIN_BYTES, Offload, max_linear,
+                  on_gpu_verdict, plan_offload)
+from .kvcache import (KV_TYPES, LLAMA_CPP_PAD, LLAMA_CPP_UBATCH, VLLM_BLOCK, VLLM_MAX_BATCHED_TOKENS, KvLayout,
+                      kv_cache_bytes, kv_layout, llama_cpp_cells)
+from .quant import QUANT_INFO, QuantInfo
+from .runtime import Overhead, overhead
+from .weights import Weights, weights
+
+Engine = Literal["llama.cpp", "vllm", "ollama"]
+Verdict = Literal["fits", "tight", "offload", "no_fit"]
+ENGINES: tuple[str, ...] = ("llama.cpp", "ollama", "vllm")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model as the estimator needs it; ``gguf_sizes`` are published file sizes by quant (bytes)."""
+
+    id: str
+    name: str
+    architecture: Architecture
+    total_params: int
+    active_params: int
+    context_length: int
+    gguf_sizes: tuple[tuple[str, int], ...] = ()
+    native_format: str = "bf16"
+    hf_repo: str = ""
+
+    def measured_size(self, quant: str) -> int | None:
+        """Published GGUF size of ``quant`` in bytes, if the catalogue has one."""
+        return next((size for q, size in self.gguf_sizes if q == quant), None)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user wants to run (defaults are the pages' defaults)."""
+
+    quant: str = "Q4_K_M"
+    context_tokens: int = 8192
+    kv_type: str = "f16"
+    sequences: int = 1
+    engine: Engine = "llama.cpp"
+    prompt_tokens: int = 4096
+    depth: int = 0
+    gpu_count: int = 1
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Everything the pages show for one request; bytes are integers, speeds tokens per second."""
+
+    file_size_bytes: int
+    weights_bytes: int
+    weights_source: Literal["measured", "computed"]
+    kv_cache_bytes: int
+    runtime_overhead_bytes: int
+    total_bytes: int
+    usable_bytes: int
+    margin_bytes: int
+    verdict: Verdict
+    max_context_tokens: int
+    max_sequences: int
+    offload: Offload | None
+    decode_tokens_per_s: float
+    prefill_tokens_per_s: float
+    ttft_s: float
+    batched_tokens_per_s: float
+    assumptions: tuple[tuple[str, str], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (offload as a dict, assumptions as a mapping)."""
+        out = {k: v for k, v in self.__dict__.items() if k not in ("offload", "assumptions")}
+        out["offload"] = None if self.offload is None else dict(self.offload.__dict__)
+        out["assumptions"] = dict(self.assumptions)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------- model specs
+
+
+def _native_format(config: Mapping[str, Any]) -> str:
+    method = str((config.get("quantization_config") or {}).get("quant_method", "")).lower()
+    return method if method in ("mxfp4", "fp8") else "bf16"
+
+
+def model_spec(model: Any) -> ModelSpec:
+    """ModelSpec of a catalogue ``generator.catalog.schema.Model``."""
+    arch = parse_hf_config(model.config)
+    sizes: dict[str, int] = {}
+    for repo in model.gguf:
+        for f in repo.files:
+            sizes.setdefault(f.quant, f.size_bytes)
+    return ModelSpec(model.id, model.name, arch, model.total_params, model.active_params or arch.active_params(),
+                     model.context_length, tuple(sizes.items()), _native_format(model.config), model.hf_repo)
+
+
+def spec_from_config(config: Mapping[str, Any], model_id: str = "config", name: str = "config.json") -> ModelSpec:
+    """ModelSpec straight from a config.json (parameter counts computed from the shapes)."""
+    arch = parse_hf_config(config)
+    if arch.context_length == 0:
+        from .architecture import ConfigError
+        raise ConfigError("max_position_embeddings", "is required")
+    return ModelSpec(model_id, name, arch, arch.total_params(), arch.active_params(), arch.context_length,
+                     native_format=_native_format(config))
+
+
+# ---------------------------------------------------------------------------------------------- validation
+
+
+def reference_quant(quant: str) -> str | None:
+    """The llama.cpp recipe whose tensor split stands in for a published-only quant (UD-Q4_K_XL → Q4_K_M)."""
+    name = quant.upper().removeprefix("UD-")
+    for candidate in (name, re.sub(r"_(XL|L)$", "_M", name), re.sub(r"_(XL|L|M|S)$", "", name)):
+        if candidate in QUANT_INFO and QUANT_INFO[candidate].family == "gguf":
+            return candidate
+    return None
+
+
+def check_request(model: ModelSpec, device: DeviceSpec, request: Request) -> None:
+    """Raise ValueError with one readable sentence when the request cannot be estimated."""
+    if request.engine not in ENGINES:
+        raise ValueError(f"unknown engine {request.engine!r}; choose one of {', '.join(ENGINES)}")
+    for field_name in ("context_tokens", "sequences", "prompt_tokens"):
+        if getattr(request, field_name) < 1:
+            raise ValueError(f"{field_name} must be at least 1")
+    if request.depth < 0:
+        raise ValueError("depth must not be negative")
+    if request.kv_type not in KV_TYPES[request.engine] and not (request.engine == "vllm" and request.kv_type == "f16"):
+        raise ValueError(f"KV type {request.kv_type!r} is not available on {request.engine}; choose one of "
+                         f"{', '.join(KV_TYPES[request.engine])}")
+    info = QUANT_INFO.get(request.quant)
+    if info is None:
+        if model.measured_size(request.quant) is None or reference_quant(request.quant) is None:
+            raise ValueError(f"unknown quant {request.quant!r} for {model.id}; known: {', '.join(QUANT_INFO)}")
+        info = QUANT_INFO[reference_quant(request.quant) or ""]
+    if request.engine not in info.engines:
+        raise ValueError(f"quant {request.quant} does not run on {request.engine}; engines: {', '.join(info.engines)}")
+    if request.engine == "vllm" and device.backend not in ("cuda", "rocm"):
+        raise ValueError(f"vLLM does not run on the {device.backend} backend of {device.name}")
+
+
+# ---------------------------------------------------------------------------------------------- cached work
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Per-(model, quant, engine, KV type, device kind) results that no request field beyond those changes."""
+
+    file_bytes: int
+    weights_gpu_bytes: int
+    embed_host_bytes: int
+    source: Literal["measured", "computed"]
+    weights: Weights  # scaled to the measured size when there is one
+    layout: KvLayout
+    overhead: Overhead
+    work: speed.Workload
+    blocked: str | None  # why the setup cannot run at all (tensor-parallel divisibility)
+
+
+def _size_key(quant: str, engine: str) -> str:
+    if quant == "BF16" and engine != "vllm":
+        return "BF16-GGUF"
+    if QUANT_INFO.get(quant) is None:
+        return reference_quant(quant) or quant
+    return quant
+
+
+def _scaled(w: Weights, factor: float) -> Weights:
+    s = lambda n: int(round(n * factor))  # noqa: E731
+    return replace(w, file_bytes=s(w.file_bytes), embed_bytes=s(w.embed_bytes), output_bytes=s(w.output_bytes),
+                   layer_bytes=tuple(map(s, w.layer_bytes)), expert_bytes=tuple(map(s, w.expert_bytes)))
+
+
+def _attention_groups(arch: Architecture, layout: KvLayout) -> tuple[speed.AttentionGroup, ...]:
+    flops: dict[int | None, float] = {}
+    for layer in arch.main_layers:
+        if layer.attention in ("full", "mla", "sliding", "chunked"):
+            key = layer.window if layer.attention in ("sliding", "chunked") else None
+            flops[key] = flops.get(key, 0.0) + 2.0 * layer.n_heads * (layer.head_dim_k + layer.value_dim)
+    groups = []
+    if layout.full_bytes_per_token:
+        groups.append(speed.AttentionGroup(layout.full_bytes_per_token, flops.get(None, 0.0), None))
+    for b, window in layout.windowed:
+        groups.append(speed.AttentionGroup(b, flops.get(window, 0.0), window))
+    return tuple(groups)
+
+
+def _tp_blocker(arch: Architecture, tp: int) -> str | None:
+    if tp <= 1:
+        return None
+    if arch.n_heads % tp:
+        return f"tensor parallel over {tp} GPUs needs the {arch.n_heads} attention heads to divide evenly"
+    kv_heads = {layer.n_kv_heads for layer in arch.main_layers if layer.attention in ("full", "sliding", "chunked")}
+    if any(h % tp and tp % h for h in kv_heads):
+        return f"tensor parallel over {tp} GPUs needs KV heads {sorted(kv_heads)} to divide or be divided by {tp}"
+    return None
+
+
+@cache
+def _prepare(model: ModelSpec, quant: str, engine: str, kv_type: str, backend: str, gpu_count: int,
+             parallel: str) -> _Prepared:
+    arch = model.architecture
+    w = weights(arch, _size_key(quant, engine))
+    measured = model.measured_size(quant) if engine != "vllm" else None
+    source: Literal["measured", "computed"] = "computed"
+    if measured:
+        w, source = _scaled(w, measured / w.file_bytes), "measured"
+    tp = gpu_count if engine == "vllm" and parallel == "tensor" else 1
+    kv_kind = "auto" if engine == "vllm" and kv_type == "f16" else kv_type
+    layout = kv_layout(arch, engine, kv_kind, tp)
+    llama_like = engine != "vllm"
+    embed_host = w.embed_bytes if llama_like and not arch.tied_embeddings else 0
+    gpu_weights = w.file_bytes - embed_host
+    linear = arch.active_params() - (0 if arch.tied_embeddings else arch.vocab_size * arch.hidden_size)
+    work = speed.Workload(
+        dense_weight_bytes=w.dense_read_bytes, linear_flops_per_token=2.0 * linear, n_layers=arch.n_layers,
+        attention=_attention_groups(arch, layout), expert_weight_bytes=w.expert_total_bytes,
+        experts_per_token=arch.experts_per_token, n_experts=arch.n_experts,
+        state_bytes=layout.state_bytes_per_sequence, quantized=quant not in ("BF16", "F16"),
+        hidden_size=arch.hidden_size)
+    blocked = _tp_blocker(arch, tp) if engine == "vllm" else None
+    return _Prepared(w.file_bytes, gpu_weights, embed_host, source, w, layout,
+                     overhead(arch, engine, backend, gpu_count), work, blocked)
+
+
+@cache
+def _speeds(work: speed.Workload, sdev: speed.SpeedDevice, depth: int, prompt: int, batch: int,
+            has_flops: bool) -> tuple[float, float, float, float]:
+    """(decode, prefill, ttft, batched) tokens per second / seconds."""
+    decode = speed.decode_tokens_per_s(work, sdev, depth=depth)
+    batched = speed.batched_tokens_per_s(work, sdev, sequences=batch, depth=depth) if batch > 1 else decode
+    if not has_flops:
+        return decode, 0.0, 0.0, batched
+    t = speed.prefill_s(work, sdev, prompt_tokens=prompt, depth=depth)
+    return decode, prompt / t, t, batched
+
+
+# ---------------------------------------------------------------------------------------------- the facade
+
+
+def _budget(device: DeviceSpec, ov: Overhead) -> int:
+    if ov.budget_fraction < 1.0:
+        return min(device.usable_memory_bytes, int(device.memory_bytes * ov.budget_fraction))
+    return device.usable_memory_bytes
+
+
+def _total(p: _Prepared, engine: str, context: int, sequences: int) -> int:
+    kv = kv_cache_bytes(p.layout, context, sequences)
+    cells = llama_cpp_cells(context, sequences) if engine != "vllm" else 0
+    return p.weights_gpu_bytes + kv + p.overhead.bytes_at(cells)
+
+
+def _max_context(p: _Prepared, engine: str, sequences: int, usable: int, limit: int) -> int:
+    """Largest context (≤ ``limit``) whose whole setup fits in ``usable``, or 0."""
+    lay = p.layout
+    budget = usable - p.weights_gpu_bytes - p.overhead.fixed_bytes - lay.state_bytes_per_sequence * sequences
+    if engine == "vllm":
+        groups = []
+        for (b, w), chunked in zip(lay.windowed, lay.chunked):
+            groups.append((b * sequences, w + VLLM_MAX_BATCHED_TOKENS - (0 if chunked else 1)))
+            budget -= 0 if chunked else b * sequences * VLLM_BLOCK
+        x = max_linear(budget, lay.full_bytes_per_token * sequences, tuple(groups))
+        step, guess = VLLM_BLOCK, x
+    else:
+        caps = tuple((b, float(-(-(w * sequences + LLAMA_CPP_UBATCH) // LLAMA_CPP_PAD) * LLAMA_CPP_PAD))
+                     for b, w in lay.windowed)
+        x = max_linear(budget, lay.full_bytes_per_token + p.overhead.per_cell_bytes, caps)
+        step, guess = LLAMA_CPP_PAD, (x // LLAMA_CPP_PAD * LLAMA_CPP_PAD) / sequences if x != math.inf else x
+    if guess < 1:
+        return 0
+    ctx = limit if guess == math.inf else min(limit, int(guess) // step * step)
+    while ctx > 0 and _total(p, engine, ctx, sequences) > usable:  # guard against rounding at the edges
+        ctx = (ctx - 1) // step * step
+    return ctx
+
+
+def _max_sequences(p: _Prepared, engine: str, context: int, usable: int, limit: int = 1 << 16) -> int:
+    """Most sequences of ``context`` tokens that fit in ``usable`` at once, or 0."""
+    fits = lambda s: _total(p, engine, context, s) <= usable  # noqa: E731
+    if not fits(1):
+        return 0
+    one, two = _total(p, engine, context, 1), _total(p, engine, context, 2)
+    slope = max(two - one, 1)
+    s = min(limit, max(1, 1 + (usable - one) // slope))
+    while s > 1 and not fits(s):
+        s -= max(1, s // 64)
+    while s < limit and fits(s + 1):
+        s += 1
+    return s
+
+
+def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
+    return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops or math.inf, device.backend,
+                             device.count, device.parallel, device.interconnect_bytes_per_s)
+
+
+def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate:
+    """Memory, verdict, limits and speed of ``request`` for ``model`` on ``device``."""
+    check_request(model, device, request)
+    engine = request.engine
+    p = _prepare(model, request.quant, engine, request.kv_type, device.backend, device.count, device.parallel)
+    ctx, seqs = request.context_tokens, request.sequences
+    kv = kv_cache_bytes(p.layout, ctx, seqs)
+    runtime = p.overhead.bytes_at(llama_cpp_cells(ctx, seqs) if engine != "vllm" else 0)
+    total = p.weights_gpu_bytes + kv + runtime
+    usable = _budget(device, p.overhead)
+    verdict: Verdict | None = None if p.blocked else on_gpu_verdict(total, usable)
+    plan = None
+    if verdict is None and not p.blocked and engine != "vllm" and not device.unified:
+        plan = plan_offload(total, usable, p.weights, kv, p.embed_host_bytes)
+    final: Verdict = verdict or ("offload" if plan else "no_fit")
+    fits_somehow = final != "no_fit"
+    max_ctx = 0 if p.blocked else _max_context(p, engine, seqs, usable, model.context_length)
+    max_seq = 0 if p.blocked or verdict is None else _max_sequences(p, engine, ctx, usable)
+    decode = prefill = ttft = batched = 0.0
+    if fits_somehow:
+        work = p.work if plan is None else replace(p.work, host_dense_bytes=plan.host_dense_bytes,
+                                                   host_expert_bytes=plan.host_expert_bytes)
+        decode, prefill, ttft, batched = _speeds(work, _speed_device(device), request.depth, request.prompt_tokens,
+                                                 max(1, max_seq), device.fp16_flops is not None)
+    return Estimate(p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total, final,
+                    max_ctx, max_seq, plan, decode, prefill, ttft, batched,
+                    _assumptions(model, device, request, p, final))
+
+
+@cache
+def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
+                     overhead_items: tuple[tuple[str, str], ...], blocked: str | None,
+                     offload_possible: bool) -> tuple[tuple[str, str], ...]:
+    items = [("engine", engine), ("kv_type", kv_type), ("quant", quant),
+             ("weights", "published GGUF size" if source == "measured" else "computed per tensor"),
+             ("sequences", "KV cache sized for sequences × context tokens"),
+             ("device.usable", usable_rule),
+             ("verdict.tight", f"margin below max({TIGHT_FRACTION:.0%} of usable, {TIGHT_MIN_BYTES // 2**30} GiB)")]
+    if engine != "vllm":
+        items.append(("weights.token_embd", "kept in system RAM by llama.cpp"))
+    if offload_possible:
+        items.append(("offload", f"experts, then layers, to system RAM until {FIT_TARGET_BYTES // 2**20} MiB stay "
+                                 f"free; system RAM assumed {DEFAULT_HOST_RAM_BYTES // 2**30} GiB at "
+                                 f"{speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9:.1f} GB/s"))
+    if blocked:
+        items.append(("blocked", blocked))
+    items += overhead_items
+    items += speed.constants_for(device_backend).assumptions()
+    return tuple(items)
+
+
+def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Prepared,
+                 verdict: str) -> tuple[tuple[str, str], ...]:
+    base = _assumption_base(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
+                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload")
+    if device.fp16_flops is None:
+        return base + (("speed.prefill", "not estimated: the catalogue has no FP16 tensor FLOPS for this GPU"),)
+    return base
+
+
+def quant_info(name: str) -> QuantInfo | None:
+    """Metadata of a quant the pages name, or None."""
+    return QUANT_INFO.get(name)

@@ -1,0 +1,151 @@
+"""KV cache and recurrent state bytes, as each engine allocates them.
+
+Rule for ``sequences``: the cache is sized for ``sequences × context`` tokens (every sequence gets the full
+context; llama.cpp shares one pool of cells between its slots, so we give the pool sequences × context cells).
+
+llama.cpp (``llama-kv-cache.cpp``, ``llama-kv-cache-iswa.cpp``, ``llama-memory-recurrent.cpp``):
+* cells = pad(sequences × context, 256); K row = ``n_kv_heads × head_dim_k`` elements of the K type, V likewise;
+  quantised types are stored in blocks of 32 (q8_0: 34 bytes, q4_0: 18 bytes).
+* sliding-window and chunked layers (unified cache): min(cells, pad(window × sequences + n_ubatch, 256)) cells.
+* MLA: the compressed latent only, ``kv_lora_rank + qk_rope_head_dim`` per token and layer, no V (V-less cache,
+  llama.cpp PR #19067).
+* Linear attention / Mamba: conv + recurrent state per sequence per layer, always F32.
+Ollama runs llama.cpp, so the same rules apply.
+
+vLLM (``vllm/v1/kv_cache_interface.py``): pages of 16 tokens; full attention ``ceil(context/16)`` pages per
+sequence; sliding window ``ceil(min(window − 1 + max_num_batched_tokens, context)/16) + 1`` pages; chunked local
+attention ``ceil(min(chunk + max_num_batched_tokens, context)/16)`` pages; MLA latent of 576 elements with one
+"head", not split across tensor-parallel ranks; GQA heads split across ranks (replicated when fewer than the
+ranks); Mamba conv state per sequence in the model dtype, SSM state in ``mamba_ssm_cache_dtype`` when the config
+names it (else the model dtype). Not modelled: vLLM pads attention pages of hybrid models to the Mamba page size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from .architecture import Architecture, Layer
+
+Engine = Literal["llama.cpp", "ollama", "vllm"]
+
+LLAMA_CPP_PAD = 256
+LLAMA_CPP_UBATCH = 512
+VLLM_BLOCK = 16
+VLLM_MAX_BATCHED_TOKENS = 8192  # vLLM V1 default max_num_batched_tokens for `vllm serve` (assumption)
+
+# bytes per block of 32 elements (ggml) or per element (vLLM fp8)
+_LLAMA_KV_TYPES = {"f32": (1, 4), "f16": (1, 2), "bf16": (1, 2), "q8_0": (32, 34), "q5_1": (32, 24),
+                   "q5_0": (32, 22), "q4_1": (32, 20), "q4_0": (32, 18), "iq4_nl": (32, 18)}
+_VLLM_KV_TYPES = {"auto": (1, 2), "bf16": (1, 2), "f16": (1, 2), "fp8": (1, 1), "fp8_e4m3": (1, 1),
+                  "fp8_e5m2": (1, 1)}
+
+KV_TYPES: dict[str, tuple[str, ...]] = {
+    "llama.cpp": tuple(_LLAMA_KV_TYPES), "ollama": ("f16", "q8_0", "q4_0"), "vllm": tuple(_VLLM_KV_TYPES),
+}
+
+
+def _pad(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def _row(n: int, kv_type: tuple[int, int]) -> int:
+    block, size = kv_type
+    return -(-n // block) * size
+
+
+@dataclass(frozen=True)
+class KvLayout:
+    """KV bytes per cached token by attention kind, for one model, engine, KV type and tensor-parallel degree."""
+
+    engine: str
+    full_bytes_per_token: int  # all full-context layers together
+    windowed: tuple[tuple[int, int], ...]  # (bytes per token of the group, window or chunk in tokens)
+    chunked: tuple[bool, ...]  # per windowed group: chunked local attention (vLLM sizes it differently)
+    state_bytes_per_sequence: int
+
+    @property
+    def bytes_per_token(self) -> int:
+        """Bytes per token if every layer kept the whole context (what a decode step reads at full depth)."""
+        return self.full_bytes_per_token + sum(b for b, _ in self.windowed)
+
+
+def _layer_token_bytes(layer: Layer, kv: tuple[int, int], tp: int) -> int:
+    if layer.attention == "mla":
+        return _row(layer.head_dim_k, kv) * tp  # the latent is replicated on every rank
+    heads = layer.n_kv_heads
+    per_rank = max(1, heads // tp) if tp > 1 else heads
+    return (_row(per_rank * layer.head_dim_k, kv) + _row(per_rank * layer.head_dim_v, kv)) * tp
+
+
+@cache
+def kv_layout(arch: Architecture, engine: str, kv_type: str, tp: int = 1) -> KvLayout:
+    """Per-token KV bytes of ``arch`` under ``engine`` with cache type ``kv_type`` on ``tp`` tensor-parallel ranks."""
+    if kv_type not in KV_TYPES.get(engine, ()):
+        raise ValueError(f"KV type {kv_type!r} is not available on {engine}; choose one of "
+                         f"{', '.join(KV_TYPES.get(engine, ()))}")
+    kv = (_VLLM_KV_TYPES if engine == "vllm" else _LLAMA_KV_TYPES)[kv_type]
+    full = 0
+    groups: dict[tuple[int, bool], int] = {}
+    state = 0
+    for layer in arch.main_layers:
+        if layer.attention in ("linear", "mamba"):
+            state += _state_bytes(arch, layer, engine) * (tp if engine == "vllm" else 1)
+        elif layer.attention in ("sliding", "chunked"):
+            key = (layer.window or 0, layer.attention == "chunked")
+            groups[key] = groups.get(key, 0) + _layer_token_bytes(layer, kv, tp)
+        elif layer.attention != "none":
+            full += _layer_token_bytes(layer, kv, tp)
+    ordered = sorted(groups.items())
+    return KvLayout(engine, full, tuple((b, w) for (w, _), b in ordered), tuple(c for (_, c), _ in ordered), state)
+
+
+def _state_bytes(arch: Architecture, layer: Layer, engine: str) -> int:
+    if engine != "vllm":
+        return 4 * (layer.conv_state + layer.ssm_state)  # llama.cpp keeps recurrent state in F32
+    return arch.dtype_bytes * layer.conv_state + arch.ssm_dtype_bytes * layer.ssm_state
+
+
+def llama_cpp_cells(context: int, sequences: int) -> int:
+    """KV cells llama.cpp allocates for ``sequences`` slots of ``context`` tokens (one shared pool)."""
+    return _pad(context * sequences, LLAMA_CPP_PAD)
+
+
+def window_cells(window: int, sequences: int, cells: int) -> int:
+    """Cells of a sliding-window layer in llama.cpp's unified iSWA cache."""
+    return min(cells, _pad(window * sequences + LLAMA_CPP_UBATCH, LLAMA_CPP_PAD))
+
+
+def vllm_tokens(context: int) -> int:
+    """Token slots vLLM pages for one full-attention sequence of ``context`` tokens."""
+    return _pad(context, VLLM_BLOCK)
+
+
+def vllm_window_tokens(window: int, chunked: bool, context: int) -> int:
+    """Token slots vLLM pages for one sliding-window (or chunked) sequence."""
+    if chunked:
+        return _pad(min(window + VLLM_MAX_BATCHED_TOKENS, context), VLLM_BLOCK)
+    return _pad(min(window - 1 + VLLM_MAX_BATCHED_TOKENS, context), VLLM_BLOCK) + VLLM_BLOCK
+
+
+def kv_cache_bytes(layout: KvLayout, context: int, sequences: int = 1) -> int:
+    """Bytes of KV cache and recurrent state for ``sequences`` sequences of ``context`` tokens."""
+    if context < 0 or sequences < 0:
+        raise ValueError("context and sequences must not be negative")
+    if context == 0 or sequences == 0:
+        return 0
+    state = layout.state_bytes_per_sequence * sequences
+    if layout.engine == "vllm":
+        per_seq = layout.full_bytes_per_token * vllm_tokens(context) + sum(
+            b * vllm_window_tokens(w, c, context) for (b, w), c in zip(layout.windowed, layout.chunked))
+        return per_seq * sequences + state
+    cells = llama_cpp_cells(context, sequences)
+    windowed = sum(b * window_cells(w, sequences, cells) for b, w in layout.windowed)
+    return layout.full_bytes_per_token * cells + windowed + state
+
+
+def kvcache_bytes_per_1k(model: object) -> int:
+    """KV bytes per 1,024 tokens at f16 in llama.cpp for the full-context layers (``model`` has ``architecture``)."""
+    arch = getattr(model, "architecture", model)
+    return kv_layout(arch, "llama.cpp", "f16").full_bytes_per_token * 1024  # type: ignore[arg-type]
