@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from .weights import Weights, first_index_at_least
 
@@ -50,20 +50,6 @@ def max_linear(budget: float, slope: float, groups: tuple[tuple[float, float], .
         total_slope -= b
         const += b * cap
     return (budget - const) / total_slope if total_slope > 0 else math.inf
-
-
-def largest_true(ok: Callable[[int], bool], guess: int, step: int, limit: int) -> int:
-    """Largest multiple of ``step`` in [0, limit] (or ``limit`` itself) with ``ok``, searched near ``guess``.
-
-    ``ok`` must be monotone (true up to some point). Returns 0 when even one step fails."""
-    x = min(max(guess // step * step, 0), limit)
-    if x > 0 and not ok(x):
-        while x > 0 and not ok(x):
-            x = (x - step) // step * step if x % step == 0 else x // step * step
-        return max(x, 0)
-    while x < limit and ok(min(x + step, limit)):
-        x = min(x + step, limit)
-    return x
 
 
 @dataclass(frozen=True)

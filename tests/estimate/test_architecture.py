@@ -1,0 +1,113 @@
+"""Architecture parsing: shapes per attention kind, parameter counts against hand arithmetic and published totals."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.estimate.architecture import ConfigError, parse_hf_config
+from tests.estimate.fixtures import (DEEPSEEK_V3, GPT_OSS_20B, LLAMA4_SCOUT, LLAMA_8B, NEMOTRON_NANO, QWEN35_35B,
+                                     QWEN3_30B, arch, config)
+
+
+def test_llama_8b_gqa_shapes_and_exact_parameter_count():
+    a = arch(LLAMA_8B)
+    first = a.layers[0]
+    assert (first.attention, first.n_heads, first.n_kv_heads, first.head_dim_k) == ("full", 32, 8, 128)  # 4096 / 32
+    embed = 128256 * 4096 * 2  # token_embd + untied output
+    layer = (4096 * 4096 * 2  # attn_q, attn_output
+             + 4096 * 1024 * 2  # attn_k, attn_v (8 KV heads × 128)
+             + 3 * 4096 * 14336  # ffn gate, up, down
+             + 2 * 4096)  # attn_norm, ffn_norm
+    assert a.total_params() == embed + 32 * layer + 4096 == 8_030_261_248
+
+
+def test_qwen3_30b_moe_parameter_count_by_hand():
+    a = arch(QWEN3_30B)
+    assert {layer.ffn for layer in a.layers} == {"moe"} and (a.n_experts, a.experts_per_token) == (128, 8)
+    attention = 2048 * 4096 * 2 + 2048 * 512 * 2 + 2 * 128  # q, o; k, v (4 × 128); q_norm, k_norm
+    experts = 3 * 2048 * 768 * 128  # gate, up, down of 128 experts
+    layer = attention + 2048 * 128 + experts + 2 * 2048  # + router + norms
+    assert a.total_params() == 151936 * 2048 * 2 + 48 * layer + 2048 == 30_532_122_624
+    routed = 48 * experts
+    assert a.active_params() == a.total_params() - routed + routed * 8 // 128
+
+
+def test_mla_latent_and_mtp_layer():
+    a = arch(DEEPSEEK_V3)
+    mla = a.layers[0]
+    assert (mla.attention, mla.n_kv_heads, mla.head_dim_k, mla.head_dim_v) == ("mla", 1, 512 + 64, 0)
+    assert len(a.layers) == 62 and a.layers[-1].mtp and a.n_layers == 61
+    assert [layer.ffn for layer in a.layers[:4]] == ["dense", "dense", "dense", "moe"]  # first_k_dense_replace 3
+    assert all(t.layer < 61 for t in a.gguf_tensors)  # the DeepSeek converter drops the MTP block
+    assert abs(a.active_params() / 37e9 - 1) < 0.02  # "37B activated" (model card)
+
+
+def test_gpt_oss_alternates_sliding_and_full_layers():
+    a = arch(GPT_OSS_20B)
+    kinds = [(layer.attention, layer.window) for layer in a.layers]
+    assert kinds[:2] == [("sliding", 128), ("full", None)] and kinds.count(("sliding", 128)) == 12
+    assert a.layers[0].head_dim_k == 64  # explicit head_dim, not 2880 / 64
+
+
+def test_qwen35_nested_text_config_hybrid_layers():
+    a = arch(QWEN35_35B)
+    assert a.vocab_size == 248320 and not a.tied_embeddings
+    kinds = [layer.attention for layer in a.main_layers]
+    assert kinds.count("linear") == 30 and kinds.count("full") == 10 and kinds[3] == "full"
+    linear = a.layers[0]
+    assert linear.conv_state == 3 * (2 * 16 * 128 + 32 * 128)  # (kernel − 1) × conv channels
+    assert linear.ssm_state == 32 * 128 * 128  # value heads × key dim × value dim
+
+
+def test_llama4_chunked_and_nemotron_pattern():
+    scout = arch(LLAMA4_SCOUT)
+    kinds = [layer.attention for layer in scout.layers]
+    assert kinds.count("chunked") == 36 and kinds[3] == "full" and scout.layers[0].window == 8192
+    nano = arch(NEMOTRON_NANO)
+    counts = {k: sum(1 for layer in nano.layers if layer.attention == k) for k in ("mamba", "full", "none")}
+    assert counts == {"mamba": 23, "full": 6, "none": 23}
+
+
+PUBLISHED = {  # fixture: published parameter count (sources in fixtures/README.md)
+    "meta-llama--Meta-Llama-3.1-8B": 8_030_261_248, "meta-llama--Meta-Llama-3.1-70B": 70_553_706_496,
+    "meta-llama--Meta-Llama-3.1-405B": 405_853_388_800, "Qwen--Qwen3-8B": 8_190_735_360,
+    "Qwen--Qwen3-30B-A3B": 30_532_122_624, "Qwen--Qwen3-235B-A22B": 235_093_634_560,
+    "deepseek-ai--DeepSeek-V3": 684_531_386_000, "moonshotai--Kimi-K2-Instruct": 1_026_470_731_056,
+    "mistralai--Mixtral-8x7B-v0.1": 46_702_792_704, "nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": 31_577_937_344,
+    "zai-org--GLM-5": 753_864_139_008, "MiniMaxAI--MiniMax-M2.5": 228_703_644_928,
+    "openai--gpt-oss-20b": 20.91e9, "openai--gpt-oss-120b": 116.83e9,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_total_params_within_one_percent_of_published(name):
+    assert abs(arch(name).total_params() / PUBLISHED[name] - 1) < 0.01
+
+
+def test_glm_moe_keeps_mtp_block_in_gguf():
+    cfg = {"model_type": "glm4_moe", "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100,
+           "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128,
+           "moe_intermediate_size": 32, "n_routed_experts": 4, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+           "n_shared_experts": 1, "num_nextn_predict_layers": 1}
+    a = parse_hf_config(cfg)
+    assert a.gguf_layer_count == 3 and any(t.layer == 2 for t in a.gguf_tensors)
+    assert a.active_params() < a.total_params()
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"hidden_size": None}, "hidden_size"),
+    ({"num_hidden_layers": -1}, "num_hidden_layers"),
+    ({"num_attention_heads": "many"}, "num_attention_heads"),
+    ({"layer_types": ["full_attention"] * 3}, "layer_types"),
+    ({"layer_types": ["warp_attention"] * 32}, "layer_types"),
+])
+def test_unusable_configs_name_the_field(change, field):
+    cfg = {**config(LLAMA_8B), **change}
+    with pytest.raises(ConfigError) as error:
+        parse_hf_config(cfg)
+    assert error.value.field == field
+
+
+def test_config_must_be_an_object():
+    with pytest.raises(ConfigError):
+        parse_hf_config(["not", "a", "config"])  # type: ignore[arg-type]
