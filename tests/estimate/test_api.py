@@ -1,0 +1,168 @@
+"""The facade: totals by hand, verdicts, limits, offload, engines and properties."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.catalog.schema import Gpu, Model
+from generator.estimate import api
+from generator.estimate.device import GIB, DeviceSpec, device_spec
+from tests.estimate.fixtures import ALL, GPT_OSS_20B, LLAMA_8B, QWEN3_30B, config
+
+MIB = 2**20
+
+
+def device(gib: float, backend: str = "cuda", unified: bool = False, count: int = 1,
+           parallel: str = "layer") -> DeviceSpec:
+    memory = int(gib * GIB) * count
+    return DeviceSpec("test", "Test GPU", count, parallel, memory, memory, "test", 1000e9, 150e12, None, backend,
+                      (backend,), unified, None)
+
+
+def spec(name: str, **kw) -> api.ModelSpec:
+    return dataclasses.replace(api.spec_from_config(config(name), name, name), **kw)
+
+
+# Llama-3.1-8B Q4_K_M, llama.cpp, 8192 tokens, f16 KV (see test_weights, test_kvcache, test_runtime):
+FILE = 4_918_541_312
+TOKEN_EMBD = 128256 * 2304  # Q4_K, kept in system RAM by llama.cpp
+KV = 131_072 * 8192
+FIXED = 4 * 512 * (4096 + 128256) + 457 * MIB
+PER_CELL = 131_072 + 2 * 512  # KV + KQ mask
+
+
+def test_llama_8b_totals_by_hand():
+    e = api.estimate(spec(LLAMA_8B), device(24), api.Request())
+    assert (e.file_size_bytes, e.weights_bytes, e.weights_source) == (FILE, FILE - TOKEN_EMBD, "computed")
+    assert e.kv_cache_bytes == KV and e.runtime_overhead_bytes == FIXED + 1024 * 8192
+    assert e.total_bytes == FILE - TOKEN_EMBD + KV + FIXED + 1024 * 8192 == 6_455_426_048
+    assert e.verdict == "fits" and e.margin_bytes == 24 * GIB - e.total_bytes
+    assert e.max_context_tokens == 131072  # clamped to the model's context length
+    # sequences: 5,373,295,616 + 8192 × 132,096 × s ≤ 24 GiB → s ≤ 18.85
+    assert e.max_sequences == 18
+    assert e.decode_tokens_per_s > 0 and e.prefill_tokens_per_s > 0 and e.ttft_s > 0
+    assert e.batched_tokens_per_s > e.decode_tokens_per_s
+
+
+def test_max_context_closed_form():
+    usable = 8 * GIB
+    cells = (usable - (FILE - TOKEN_EMBD) - FIXED) // PER_CELL  # 24,350 cells → 24,320 tokens (multiple of 256)
+    e = api.estimate(spec(LLAMA_8B), device(8), api.Request())
+    assert e.max_context_tokens == cells // 256 * 256 == 24320
+    assert api.estimate(spec(LLAMA_8B), device(8), api.Request(context_tokens=24320)).verdict in ("fits", "tight")
+    assert api.estimate(spec(LLAMA_8B), device(8), api.Request(context_tokens=24576)).verdict == "offload"
+
+
+def test_tight_then_offload_then_no_fit_on_unified_memory():
+    assert api.estimate(spec(LLAMA_8B), device(7), api.Request()).verdict == "tight"  # margin just under 1 GiB
+    e = api.estimate(spec(LLAMA_8B), device(5), api.Request())
+    assert e.verdict == "offload" and e.offload.gpu_layers < 32 and e.max_sequences == 0
+    assert 0 < e.decode_tokens_per_s < api.estimate(spec(LLAMA_8B), device(24), api.Request()).decode_tokens_per_s
+    assert api.estimate(spec(LLAMA_8B), device(5, backend="metal", unified=True), api.Request()).verdict == "no_fit"
+
+
+def test_moe_offload_keeps_experts_in_system_ram():
+    e = api.estimate(spec(QWEN3_30B), device(8), api.Request())
+    assert e.verdict == "offload" and e.offload.cpu_moe_layers > 0 and e.offload.gpu_layers == 48
+    assert e.offload.host_expert_bytes > 0 and e.offload.gpu_bytes <= 7 * GIB
+
+
+def test_measured_sizes_beat_computed_and_ud_quants_need_one():
+    measured = spec(LLAMA_8B, gguf_sizes=(("Q4_K_M", 5_000_000_000), ("UD-Q4_K_XL", 5_100_000_000)))
+    e = api.estimate(measured, device(24), api.Request())
+    assert (e.file_size_bytes, e.weights_source) == (5_000_000_000, "measured")
+    ud = api.estimate(measured, device(24), api.Request(quant="UD-Q4_K_XL"))
+    assert ud.file_size_bytes == 5_100_000_000 and ud.weights_source == "measured"
+    with pytest.raises(ValueError):
+        api.estimate(spec(LLAMA_8B), device(24), api.Request(quant="UD-Q4_K_XL"))
+
+
+def test_vllm_budget_and_tensor_parallel_divisibility():
+    e = api.estimate(spec(LLAMA_8B), device(24), api.Request(quant="BF16", engine="vllm"))
+    assert e.usable_bytes == int(24 * GIB * 0.9) and e.weights_bytes == 2 * 8_030_261_248
+    assert e.kv_cache_bytes == KV
+    three = api.estimate(spec(LLAMA_8B), device(24, count=3, parallel="tensor"),
+                         api.Request(quant="BF16", engine="vllm", gpu_count=3))
+    assert three.verdict == "no_fit" and "blocked" in dict(three.assumptions)  # 32 heads over 3 GPUs
+    two = api.estimate(spec(LLAMA_8B), device(24, count=2, parallel="tensor"),
+                       api.Request(quant="BF16", engine="vllm", gpu_count=2))
+    assert two.verdict == "fits"
+
+
+@pytest.mark.parametrize("request_", [
+    api.Request(quant="Q4_K_M", engine="vllm"), api.Request(quant="FP8"), api.Request(quant="Q7_K"),
+    api.Request(kv_type="fp8"), api.Request(context_tokens=0), api.Request(sequences=0),
+    api.Request(engine="tgi"),  # type: ignore[arg-type]
+])
+def test_invalid_requests_raise(request_):
+    with pytest.raises(ValueError):
+        api.estimate(spec(LLAMA_8B), device(24), request_)
+
+
+def test_vllm_refuses_metal():
+    with pytest.raises(ValueError):
+        api.estimate(spec(LLAMA_8B), device(64, backend="metal", unified=True), api.Request(quant="BF16", engine="vllm"))
+
+
+def test_model_spec_from_catalogue_entry():
+    source = {"url": "https://huggingface.co/openai/gpt-oss-20b", "read": dt.date(2026, 11, 30), "fields": ["config"]}
+    model = Model(id="gpt-oss-20b", name="gpt-oss-20b", family="gpt-oss", org="OpenAI", hf_repo="openai/gpt-oss-20b",
+                  total_params=20_914_757_184, context_length=131072, config=config(GPT_OSS_20B), sources=[source],
+                  gguf=[{"repo": "ggml-org/gpt-oss-20b-GGUF", "source_url": "https://huggingface.co/ggml-org",
+                         "read": dt.date(2026, 11, 30), "files": [{"quant": "MXFP4_MOE", "size_bytes": 12_109_566_560}]}])
+    s = api.model_spec(model)
+    assert s.native_format == "mxfp4" and s.measured_size("MXFP4_MOE") == 12_109_566_560
+    assert s.active_params == s.architecture.active_params()
+
+
+def test_device_usable_memory_rules():
+    base = dict(vendor="apple", segment="unified", memory_type="LPDDR5", bandwidth_gb_per_s=400, backends=["metal"],
+                unified_memory=True, sources=[{"url": "https://www.apple.com", "read": dt.date(2026, 11, 30),
+                                               "fields": ["memory_bytes"]}])
+    small = Gpu(id="m1-max-32", name="M1 Max 32GB", memory_bytes=32 * GIB, **base)
+    large = Gpu(id="m2-ultra-192", name="M2 Ultra 192GB", memory_bytes=192 * GIB, **base)
+    assert device_spec(small).usable_memory_bytes == 32 * GIB * 2 // 3
+    assert device_spec(large).usable_memory_bytes == 192 * GIB * 3 // 4
+    given_usable = Gpu(id="x", name="X GPU", memory_bytes=24 * GIB, usable_memory_bytes=23 * GIB,
+                       **{**base, "unified_memory": False, "backends": ["cuda"]})
+    two = device_spec(given_usable, count=2)
+    assert two.usable_memory_bytes == 46 * GIB and two.per_gpu_usable_bytes == 23 * GIB
+
+
+LADDER = ("IQ2_XXS", "Q3_K_M", "Q4_K_M", "Q6_K", "Q8_0", "F16")
+ALIGNED = ("Qwen--Qwen3-8B", "Qwen--Qwen3-30B-A3B", "meta-llama--Meta-Llama-3.1-8B", "Qwen--Qwen3.5-35B-A3B",
+           "openai--gpt-oss-20b")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(ALL), st.integers(1, 150_000), st.integers(0, 20_000), st.integers(1, 4), st.integers(0, 4),
+       st.sampled_from(["llama.cpp", "vllm"]))
+def test_more_context_or_sequences_never_need_less(name, ctx, extra, seqs, more, engine):
+    quant = "BF16"
+    s, d = spec(name), device(80)
+    total = lambda c, n: api.estimate(s, d, api.Request(quant=quant, context_tokens=c, sequences=n,  # noqa: E731
+                                                        engine=engine)).total_bytes
+    assert total(ctx + extra, seqs) >= total(ctx, seqs)
+    assert total(ctx, seqs + more) >= total(ctx, seqs)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(ALIGNED), st.integers(0, len(LADDER) - 2), st.integers(1, 65536))
+def test_more_bits_never_need_less(name, i, ctx):
+    s, d = spec(name), device(80)
+    low, high = (api.estimate(s, d, api.Request(quant=q, context_tokens=ctx)) for q in LADDER[i:i + 2])
+    assert high.total_bytes >= low.total_bytes and high.max_context_tokens <= low.max_context_tokens
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(ALL), st.floats(4, 200), st.floats(1.0, 2.0))
+def test_more_memory_never_shortens_the_context(name, gib, factor):
+    s = spec(name)
+    small = api.estimate(s, device(gib), api.Request(quant="Q4_K_M"))
+    large = api.estimate(s, device(gib * factor), api.Request(quant="Q4_K_M"))
+    assert large.max_context_tokens >= small.max_context_tokens and large.max_sequences >= small.max_sequences
