@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from .catalog.schema import Catalog, CloudOffer, CloudProvider
 from .estimate import api, calibration, finetune
-from .estimate.kvcache import kvcache_bytes_per_1k
+from .estimate import constants as fitted
+from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
-from .estimate.device import DeviceSpec, device_spec, reference_device
+from .estimate.device import DeviceSpec, device_spec
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -98,7 +99,7 @@ class Results:
         self._estimates: dict[tuple[str, str, str, int], Estimate] = {}
         self._best_gpu: dict[tuple[str, str], str | None] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
-        self._reference = reference_device()
+        self._reference = _reference_device(self.catalog)
 
     # --- cross-page views, each computed once per build -------------------------------------------------
 
@@ -150,7 +151,7 @@ class Results:
 
     def kv_per_1k(self, model_id: str) -> int:
         """KV-cache bytes per 1,024 tokens at f16 (full-attention growth; windowed layers excluded past their window)."""
-        return kvcache_bytes_per_1k(self.models[model_id])
+        return kv_cache_bytes(kv_layout(self.models[model_id].architecture, "llama.cpp", "f16"), 1024)
 
     def popular_pairs(self) -> list[tuple[str, str]]:
         """A stable showcase: the smallest-memory GPU each model fits on with margin, for up to 12 models by size."""
@@ -205,10 +206,13 @@ class Results:
         """The estimator's measured error per kind on the bundled calibration data."""
         return calibration.accuracy_report()
 
+    constants_table = property(lambda self: constants_table())
+    calibration_date = "2024-05-31"  # newest llama.cpp build in the bundled measurements (May 2024)
+
     @cached_property
     def error_band(self) -> dict[str, float]:
         """Median and worst relative decode error, for the band shown on every pair page."""
-        decode = next(r for r in self.accuracy if r.kind == "decode")
+        decode = next(r for r in self.accuracy if r.kind.startswith("decode"))
         return {"decode_median": decode.median_abs_error, "decode_worst": decode.worst_abs_error}
 
 
@@ -223,3 +227,17 @@ def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None
     usd_per_hour, gpu_id, count = pick
     return {"gpu": results.catalog.gpus[gpu_id], "count": count, "usd_per_hour": usd_per_hour,
             "usd_per_month": usd_per_hour * HOURS_PER_MONTH}
+
+
+def _reference_device(catalog: Catalog) -> DeviceSpec:
+    """The largest catalogued CUDA GPU with unbounded memory: requirement tables then show memory, never a verdict."""
+    cuda = [g for g in catalog.gpus.values() if "cuda" in g.backends] or list(catalog.gpus.values())
+    base = device_spec(max(cuda, key=lambda g: (g.memory_bytes, g.id)))
+    return replace(base, memory_bytes=2**50, usable_memory_bytes=2**50)
+
+
+def constants_table() -> list[dict]:
+    """The fitted speed constants, one row per backend and constant, for the methodology page."""
+    return [{"backend": family, "name": name, "value": value}
+            for family, constants in sorted(fitted.CONSTANTS.items())
+            for name, value in vars(constants).items() if isinstance(value, float)]

@@ -97,11 +97,11 @@ def _load_kind(folder: Path, root: Path, model: type[T], key: Callable[[T], str]
             problems.extend(validation_problems(error, shown))
             continue
         entry_id = key(entry)
-        if path.stem != entry_id:
-            problems.append(Problem(shown, "id", f"must match the file name ({path.stem!r})"))
         if entry_id in entries:
             problems.append(Problem(shown, "id", f"duplicate id {entry_id!r}, also in {origin[entry_id]}"))
             continue
+        if path.stem != entry_id:
+            problems.append(Problem(shown, "id", f"must match the file name ({path.stem!r})"))
         entries[entry_id] = entry
         origin[entry_id] = shown
     return entries

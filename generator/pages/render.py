@@ -53,6 +53,7 @@ class Renderer:
         self.environments = {language: make_environment(templates_dir, self.translations[language], language)
                              for language in LANGUAGES}
         self.asset_names = asset_names
+        self._templates: dict[tuple[str, str], jinja2.Template] = {}
         self._content_dir = templates_dir / "content"
         self._prose: dict[tuple[str, str], Markup] = {}
 

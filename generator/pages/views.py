@@ -19,6 +19,7 @@ from .i18n import Formatter
 HOURS_PER_MONTH = 730
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 FINETUNE_METHODS = ("qlora", "lora", "full")
+FINETUNE_SEQ_LEN = 2048
 
 
 @dataclass(frozen=True)
@@ -138,11 +139,12 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
     spec, device = results.models[model_id], results.devices[gpu_id]
     rows = []
     for method in FINETUNE_METHODS:
-        est = finetune.finetune_memory(spec, method)
+        est = finetune.finetune_memory(spec, method, seq_len=FINETUNE_SEQ_LEN)
         verdict = "fits" if est.total_bytes <= device.usable_memory_bytes * 0.9 else (
             "tight" if est.total_bytes <= device.usable_memory_bytes else "no_fit")
         suggestion = results.finetune_gpu(model_id, method)
-        rows.append({"method": method, "est": est, "verdict": verdict,
+        rows.append({"method": method, "est": est, "verdict": verdict, "seq_len": FINETUNE_SEQ_LEN,
+                     "grads_optimizer_bytes": est.gradients_bytes + est.optimizer_bytes,
                      "suggestion": suggestion[1] if suggestion else None,
                      "suggestion_path": gpu_path(language, suggestion[0]) if suggestion else None})
     return rows
@@ -172,18 +174,19 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     offers = offer_rows(results, key.gpu)
     view["offers"] = offers
     view["cost"] = None
-    if offers:
+    if offers and e.decode_tokens_per_s > 0:
         cheapest = offers[0]
         per_gpu = cheapest["usd_per_gpu_hour"]
         view["cost"] = {"usd_per_hour": per_gpu, "offer_label": f"{cheapest['provider']}, {cheapest['instance']}",
                         "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
-                        "batched_usd_per_mtok": cost.usd_per_million_tokens(e.batched_tokens_per_s, per_gpu)}
+                        "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
     view["rent_vs_buy"] = None
     if gpu.price_usd and gpu.tdp_w:
-        owned = cost.ownership(gpu.price_usd, gpu.tdp_w, offers[0]["usd_per_gpu_hour"] if offers else None)
-        view["rent_vs_buy"] = {"price_usd": gpu.price_usd, "power_usd_per_month": owned.power_usd_per_month,
-                               "breakeven_months": owned.breakeven_months, "usd_per_kwh": owned.usd_per_kwh,
-                               "hours_per_month": HOURS_PER_MONTH}
+        rent = offers[0]["usd_per_gpu_hour"] if offers else None
+        view["rent_vs_buy"] = {
+            "price_usd": gpu.price_usd, "usd_per_kwh": cost.DEFAULT_USD_PER_KWH, "hours_per_month": HOURS_PER_MONTH,
+            "power_usd_per_month": cost.power_usd_per_hour(gpu.tdp_w) * HOURS_PER_MONTH,
+            "breakeven_months": cost.break_even_months(gpu.price_usd, rent, gpu.tdp_w) if rent else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["commands"] = pair_commands(results, key, pick.quant, e)
     view["recommended"] = recommended_hardware(results, key.model, lang.code)
@@ -220,7 +223,13 @@ def recommended_hardware(results: Results, model_id: str, language: str) -> list
 def architecture_facts(results: Results, model_id: str) -> dict[str, Any]:
     """Layers, attention kind, KV bytes per 1K tokens and experts, from the estimator's architecture."""
     spec = results.models[model_id]
+    mixers: dict[tuple[str, int | None], int] = {}
+    for layer in spec.architecture.main_layers:
+        key = (layer.attention, layer.window)
+        mixers[key] = mixers.get(key, 0) + 1
     return {"arch": spec.architecture, "kv_bytes_per_1k": results.kv_per_1k(model_id),
+            "mixers": [{"kind": kind, "window": window, "layers": count} for (kind, window), count in mixers.items()],
+            "kv_heads": max((layer.n_kv_heads for layer in spec.architecture.main_layers), default=0),
             "total_params": spec.total_params, "active_params": spec.active_params}
 
 
@@ -314,7 +323,7 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     """Formulas, assumptions and the measured error on the calibration data."""
     _ = lang.gettext
     report = results.accuracy
-    decode = next(r for r in report if r.kind == "decode")
+    decode = next(r for r in report if r.kind.startswith("decode"))
     chart = charts.scatter_chart(_("Estimated against measured decode speed"),
                                  tuple((p.measured, p.predicted) for p in decode.points),
                                  _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))

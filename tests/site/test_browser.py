@@ -1,0 +1,89 @@
+"""Real Chromium through Playwright: the verdict shows, the language switch, copy button, simulator, search, 375 px."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+
+import pytest
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def server(fixture_site: Path):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(fixture_site))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        options = {"args": ["--no-sandbox", "--disable-background-networking"]}
+        if DEBIAN_CHROMIUM.exists():
+            options["executable_path"] = str(DEBIAN_CHROMIUM)
+        browser = p.chromium.launch(**options)
+        yield browser
+        browser.close()
+
+
+def open_page(browser, url: str, width: int = 1280):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
+    page.goto(url)
+    return page, errors
+
+
+PAIR = "en/models/llama-3.1-8b/rx-7900-xtx/"
+
+
+def test_verdict_is_visible_and_the_language_switch_leads_to_the_german_page(browser, server):
+    page, errors = open_page(browser, server + PAIR)
+    assert page.locator("#verdict h2").is_visible()
+    assert page.locator("#verdict h2").inner_text() == "Fits with margin"
+    page.click("a.lang[hreflang=de]")
+    page.wait_for_url("**/de/models/llama-3.1-8b/rx-7900-xtx/")
+    assert page.locator("html").get_attribute("lang") == "de"
+    assert page.locator("#verdict h2").inner_text() == "Passt mit Reserve"
+    assert "GiB" in page.locator("#verdict").inner_text() and "," in page.locator("#verdict dd").first.inner_text() + "," 
+    assert errors == []
+
+
+def test_copy_button_and_simulator(browser, server):
+    page, errors = open_page(browser, server + PAIR)
+    button = page.locator("button.copy").first
+    button.click()
+    assert button.get_attribute("data-copied").startswith("llama-server")
+    page.click(".sim-run")
+    page.wait_for_function("document.querySelector('.sim').dataset.state === 'streaming' || document.querySelector('.sim').dataset.state === 'done'", timeout=15000)
+    page.wait_for_function("document.querySelector('.sim-out').textContent.trim().split(' ').length > 3", timeout=15000)
+    assert errors == []
+
+
+def test_index_search_filters_the_lists(browser, server):
+    page, errors = open_page(browser, server + "en/")
+    page.fill("#search", "llama")
+    visible = page.locator("li[data-name]:visible")
+    assert visible.count() == 1 and "Llama" in visible.first.inner_text()
+    page.fill("#search", "")
+    assert page.locator("li[data-name]:visible").count() == 5
+    assert errors == []
+
+
+@pytest.mark.parametrize("path", [PAIR, "de/models/gpt-oss-20b/", "en/gpus/mi300x/", "de/", "en/methodology/"])
+def test_no_horizontal_scroll_at_375_px(browser, server, path):
+    page, errors = open_page(browser, server + path, width=375)
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"{path} scrolls sideways by {overflow}px"
+    assert errors == []

@@ -1,0 +1,87 @@
+"""Building the fixture catalogue: every page exists, builds are deterministic, bad input changes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import build_project, make_project
+
+
+def tree_digest(site: Path) -> dict[str, str]:
+    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def test_every_pair_model_and_gpu_has_a_page_in_both_languages(fixture_site: Path):
+    project_catalog = Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"
+    models = sorted(p.stem for p in (project_catalog / "models").glob("*.yaml"))
+    gpus = sorted(p.stem for p in (project_catalog / "gpus").glob("*.yaml"))
+    for language in ("en", "de"):
+        assert (fixture_site / language / "index.html").is_file()
+        assert (fixture_site / language / "methodology" / "index.html").is_file()
+        for model in models:
+            assert (fixture_site / language / "models" / model / "index.html").is_file()
+            for gpu in gpus:
+                assert (fixture_site / language / "models" / model / gpu / "index.html").is_file()
+        for gpu in gpus:
+            assert (fixture_site / language / "gpus" / gpu / "index.html").is_file()
+    for extra in ("index.html", "404.html", "robots.txt", "sitemap.xml", "en/sitemap.xml", "de/sitemap.xml"):
+        assert (fixture_site / extra).is_file()
+
+
+def test_a_second_build_changes_no_byte(tmp_path: Path):
+    project = make_project(tmp_path)
+    site = tmp_path / "site"
+    assert build_project(project, site).returncode == 0
+    before = tree_digest(site)
+    inodes = {p: p.stat().st_ino for p in site.rglob("*.html")}
+    second = build_project(project, site, "--jobs", "1")
+    assert second.returncode == 0, second.stderr
+    assert tree_digest(site) == before
+    assert all(p.stat().st_ino == inode for p, inode in inodes.items())
+    assert " 0 files written" in second.stdout and " 0 removed" in second.stdout
+
+
+def _break(project: Path, kind: str) -> str:
+    """Plant one mistake; return the line the build must print."""
+    gpu_file = sorted((project / "catalog" / "gpus").glob("*.yaml"))[0]
+    shown = f"catalog/gpus/{gpu_file.name}"
+    data = yaml.safe_load(gpu_file.read_text())
+    if kind == "syntax":
+        gpu_file.write_text(gpu_file.read_text() + "\nbroken: [unclosed\n")
+        return f"{shown}: line "
+    if kind == "missing":
+        del data["bandwidth_gb_per_s"]
+        message = f"{shown}: bandwidth_gb_per_s: is required"
+    elif kind == "wrong_type":
+        data["memory_bytes"] = "a lot"
+        message = f"{shown}: memory_bytes: must be a valid integer, unable to parse string as an integer"
+    elif kind == "negative":
+        data["memory_bytes"] = -1
+        message = f"{shown}: memory_bytes: must be greater than 0"
+    else:  # duplicate id: a second file claiming the same id
+        twin = gpu_file.with_name("zz-twin.yaml")
+        twin.write_text(gpu_file.read_text())
+        return "catalog/gpus/zz-twin.yaml: id: "
+    gpu_file.write_text(yaml.safe_dump(data, sort_keys=False))
+    return message
+
+
+@pytest.mark.parametrize("kind", ["syntax", "missing", "wrong_type", "negative", "duplicate_id"])
+def test_bad_input_prints_one_line_and_leaves_the_site_untouched(tmp_path: Path, kind: str):
+    project = make_project(tmp_path)
+    site = tmp_path / "site"
+    assert build_project(project, site).returncode == 0
+    before = tree_digest(site)
+    expected = _break(project, kind)
+    result = build_project(project, site)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(expected), lines[0]
+    assert "Traceback" not in result.stderr
+    assert tree_digest(site) == before
+    assert not (tmp_path / ".site.staging").exists()
