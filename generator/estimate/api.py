@@ -31,9 +31,11 @@ Verdict = Literal["fits", "tight", "offload", "no_fit"]
 ENGINES: tuple[str, ...] = ("llama.cpp", "ollama", "vllm")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ModelSpec:
-    """A model as the estimator needs it; ``gguf_sizes`` are published file sizes by quant (bytes)."""
+    """A model as the estimator needs it; ``gguf_sizes`` are published file sizes by quant (bytes).
+
+    Compared and hashed by identity: the per-model caches key on the object the build creates once."""
 
     id: str
     name: str
@@ -265,8 +267,9 @@ def _budget(device: DeviceSpec, ov: Overhead) -> int:
 
 def _total(p: _Prepared, engine: str, context: int, sequences: int) -> int:
     kv = kv_cache_bytes(p.layout, context, sequences)
-    cells = llama_cpp_cells(context, sequences) if engine != "vllm" else 0
-    return p.weights_gpu_bytes + kv + p.overhead.bytes_at(cells)
+    if engine == "vllm":
+        return p.weights_gpu_bytes + kv + p.overhead.fixed_bytes
+    return p.weights_gpu_bytes + kv + p.overhead.bytes_at(llama_cpp_cells(context, sequences))
 
 
 def _max_context(p: _Prepared, engine: str, sequences: int, usable: int, limit: int) -> int:
@@ -295,19 +298,19 @@ def _max_context(p: _Prepared, engine: str, sequences: int, usable: int, limit: 
 
 def _max_sequences(p: _Prepared, engine: str, context: int, usable: int, limit: int = 1 << 16) -> int:
     """Most sequences of ``context`` tokens that fit in ``usable`` at once, or 0."""
-    fits = lambda s: _total(p, engine, context, s) <= usable  # noqa: E731
-    if not fits(1):
+    one = _total(p, engine, context, 1)
+    if one > usable:
         return 0
-    one, two = _total(p, engine, context, 1), _total(p, engine, context, 2)
-    slope = max(two - one, 1)
-    s = min(limit, max(1, 1 + (usable - one) // slope))
-    while s > 1 and not fits(s):
+    slope = max(_total(p, engine, context, 2) - one, 1)
+    s = min(limit, 1 + (usable - one) // slope)  # exact when memory is linear in sequences
+    while s > 1 and _total(p, engine, context, s) > usable:  # padding and window caps bend the line slightly
         s -= max(1, s // 64)
-    while s < limit and fits(s + 1):
+    while s < limit and _total(p, engine, context, s + 1) <= usable:
         s += 1
     return s
 
 
+@cache
 def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
     return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops or math.inf, device.backend,
                              device.count, device.parallel, device.interconnect_bytes_per_s)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,26 +74,18 @@ def plan_offload(gpu_total: int, usable: int, weights: Weights, kv_bytes: int, e
     n = weights.main_layers
     if need <= 0 or n == 0:
         return None
-    experts = weights.cumulative_expert_bytes()
-    moved_layers, cpu_moe = 0, 0
-    expert_moved, dense_moved, kv_moved = 0, 0, 0
+    experts, dense = weights.cumulative_expert_bytes, weights.cumulative_dense_bytes
+    moved_layers, dense_moved, kv_moved = 0, 0, 0
     k = first_index_at_least(experts, need) if experts[-1] > 0 else None
     if k is not None:
         cpu_moe, expert_moved = k, experts[k]
     else:
         cpu_moe, expert_moved = (n, experts[-1]) if experts[-1] > 0 else (0, 0)
         kv_share = kv_bytes // n
-        rest = tuple(layer - expert + kv_share for layer, expert in
-                     zip(weights.layer_bytes[:n], weights.expert_bytes[:n]))
-        cumulative = [0]
-        for r in rest:
-            cumulative.append(cumulative[-1] + r)
-        m = first_index_at_least(tuple(cumulative), need - expert_moved)
-        if m is None or m >= n:
+        m = bisect_left(range(n + 1), need - expert_moved, key=lambda i: dense[i] + kv_share * i)
+        if m >= n:
             return None
-        moved_layers = m
-        kv_moved = kv_share * m
-        dense_moved = cumulative[m] - kv_moved
+        moved_layers, dense_moved, kv_moved = m, dense[m], kv_share * m
     host = expert_moved + dense_moved + kv_moved + embed_host_bytes
     if host > host_ram:
         return None

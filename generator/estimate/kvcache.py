@@ -131,18 +131,20 @@ def vllm_window_tokens(window: int, chunked: bool, context: int) -> int:
 
 def kv_cache_bytes(layout: KvLayout, context: int, sequences: int = 1) -> int:
     """Bytes of KV cache and recurrent state for ``sequences`` sequences of ``context`` tokens."""
-    if context < 0 or sequences < 0:
-        raise ValueError("context and sequences must not be negative")
-    if context == 0 or sequences == 0:
+    if context <= 0 or sequences <= 0:
+        if context < 0 or sequences < 0:
+            raise ValueError("context and sequences must not be negative")
         return 0
-    state = layout.state_bytes_per_sequence * sequences
+    total = layout.state_bytes_per_sequence * sequences
     if layout.engine == "vllm":
         per_seq = layout.full_bytes_per_token * vllm_tokens(context) + sum(
             b * vllm_window_tokens(w, c, context) for (b, w), c in zip(layout.windowed, layout.chunked))
-        return per_seq * sequences + state
-    cells = llama_cpp_cells(context, sequences)
-    windowed = sum(b * window_cells(w, sequences, cells) for b, w in layout.windowed)
-    return layout.full_bytes_per_token * cells + windowed + state
+        return per_seq * sequences + total
+    cells = -(-(context * sequences) // LLAMA_CPP_PAD) * LLAMA_CPP_PAD  # llama_cpp_cells, inlined: hot path
+    total += layout.full_bytes_per_token * cells
+    for b, w in layout.windowed:
+        total += b * window_cells(w, sequences, cells)
+    return total
 
 
 def kvcache_bytes_per_1k(model: object) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from .architecture import Architecture, Tensor
 from .quant import FTYPE_BASE, GGML_TYPES, RecipeState, allows_quantization, gguf_type
@@ -52,13 +52,15 @@ class Weights:
         main = sum(self.layer_bytes[: self.main_layers]) - self.expert_total_bytes
         return main + self.output_bytes
 
+    @cached_property
     def cumulative_expert_bytes(self) -> tuple[int, ...]:
         """Expert bytes of the first n blocks, n = 0..main_layers (for --n-cpu-moe style offload)."""
         return _cumsum(self.expert_bytes[: self.main_layers])
 
-    def cumulative_layer_bytes(self) -> tuple[int, ...]:
-        """Bytes of the first n blocks, n = 0..main_layers (for -ngl style offload)."""
-        return _cumsum(self.layer_bytes[: self.main_layers])
+    @cached_property
+    def cumulative_dense_bytes(self) -> tuple[int, ...]:
+        """Non-expert bytes of the first n blocks, n = 0..main_layers (for -ngl style offload)."""
+        return _cumsum(tuple(a - b for a, b in zip(self.layer_bytes[: self.main_layers], self.expert_bytes)))
 
 
 def _cumsum(values: tuple[int, ...]) -> tuple[int, ...]:
