@@ -1,0 +1,58 @@
+"""``make bench``: full build, no-op rebuild and one-GPU-price edit on a temporary copy of the project."""
+
+from __future__ import annotations
+
+import re
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .build import BuildOptions, build
+
+
+def _timed(options: BuildOptions) -> tuple[float, int, int]:
+    start = time.monotonic()
+    report = build(options)
+    return time.monotonic() - start, report.pages, report.written
+
+
+def _edit_one_price(catalog: Path) -> str:
+    for path in sorted((catalog / "gpus").glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        match = re.search(r"^price_usd: ([0-9.]+)$", text, flags=re.M)
+        if match:
+            new = float(match.group(1)) + 1
+            path.write_text(text.replace(match.group(0), f"price_usd: {new:g}"), encoding="utf-8")
+            return path.stem
+    raise SystemExit("no GPU with a price to edit")
+
+
+def main(project: Path = Path(".")) -> int:
+    """Print the benchmark figures for the current catalogue."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "project"
+        for part in ("catalog", "templates", "locales"):
+            shutil.copytree(project / part, copy / part)
+        options = BuildOptions(project=copy, out_dir=copy / "site", quiet=True)
+        full, pages, _ = _timed(options)
+        noop, _, noop_written = _timed(options)
+        gpu = _edit_one_price(copy / "catalog")
+        edit, _, edit_written = _timed(options)
+        sizes = [p.stat().st_size for p in (copy / "site").rglob("*.html")]
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    print(f"pages:              {pages}")
+    print(f"full build:         {full:.1f} s ({pages / full:.0f} pages/s)")
+    print(f"no-op rebuild:      {noop:.1f} s ({noop_written} files rewritten)")
+    print(f"one-edit rebuild:   {edit:.1f} s ({edit_written} files rewritten; price of {gpu} changed; "
+          f"{edit / full:.0%} of a full build)")
+    print(f"peak memory:        {peak / 1024:.0f} MiB (largest process)")
+    print(f"page size:          {sum(sizes) / 2**20:.1f} MiB total, {statistics.median(sizes) / 1024:.1f} KiB median")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
