@@ -415,18 +415,22 @@ class _Builder:
         return Layer(i, "mla", "dense", nq, 1, kv_lora + rope, 0, kv_lora), ts
 
     def _linear(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
-        """Gated DeltaNet (Qwen3-Next, Qwen3.5): llama.cpp qwen35 tensor names."""
+        """Gated DeltaNet (Qwen3-Next, Qwen3.5) with llama.cpp's tensor names (llama-arch.cpp)."""
         cfg, h = self.cfg, self.h
         nk, nv = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
         dk, dv = _int(cfg, "linear_key_head_dim"), _int(cfg, "linear_value_head_dim")
         kernel = _int(cfg, "linear_conv_kernel_dim", default=4)
         conv_dim = 2 * nk * dk + nv * dv
-        ts = [Tensor(p + "attn_qkv.weight", (h, conv_dim), "ssm", i),
-              Tensor(p + "attn_gate.weight", (h, nv * dv), "ssm", i),
-              Tensor(p + "ssm_beta.weight", (h, nv), "ssm", i), Tensor(p + "ssm_alpha.weight", (h, nv), "ssm", i),
-              Tensor(p + "ssm_conv1d.weight", (kernel, conv_dim), "ssm", i),
-              Tensor(p + "ssm_dt.bias", (nv,), "ssm", i), Tensor(p + "ssm_a", (nv,), "ssm", i),
-              Tensor(p + "ssm_norm.weight", (dv,), "norm", i), Tensor(p + "ssm_out.weight", (nv * dv, h), "ssm", i)]
+        if self.model_type == "qwen3_next":  # llama.cpp qwen3next fuses q, k, v, z and b, a
+            ts = [Tensor(p + "ssm_in.weight", (h, conv_dim + nv * dv), "ssm", i),
+                  Tensor(p + "ssm_ba.weight", (h, 2 * nv), "ssm", i)]
+        else:
+            ts = [Tensor(p + "attn_qkv.weight", (h, conv_dim), "ssm", i),
+                  Tensor(p + "attn_gate.weight", (h, nv * dv), "ssm", i),
+                  Tensor(p + "ssm_beta.weight", (h, nv), "ssm", i), Tensor(p + "ssm_alpha.weight", (h, nv), "ssm", i)]
+        ts += [Tensor(p + "ssm_conv1d.weight", (kernel, conv_dim), "ssm", i),
+               Tensor(p + "ssm_dt.bias", (nv,), "ssm", i), Tensor(p + "ssm_a", (nv,), "ssm", i),
+               Tensor(p + "ssm_norm.weight", (dv,), "norm", i), Tensor(p + "ssm_out.weight", (nv * dv, h), "ssm", i)]
         layer = Layer(i, "linear", "dense", conv_state=(kernel - 1) * conv_dim, ssm_state=nv * dk * dv)
         return layer, ts
 
