@@ -71,6 +71,7 @@ class Layer:
     conv_state: int = 0  # recurrent conv state elements per sequence
     ssm_state: int = 0  # recurrent SSM / delta-rule state elements per sequence
     mtp: bool = False
+    index_dim: int = 0  # sparse-attention indexer key width (DeepSeek-V3.2 / GLM-5 DSA), cached by vLLM
 
 
 @dataclass(frozen=True)
@@ -405,14 +406,14 @@ class _Builder:
         else:
             ts.append(Tensor(p + "attn_q.weight", (h, nq * qk), "attn", i))
         idx_heads = _int(cfg, "index_n_heads", default=0)
+        idx_dim = _int(cfg, "index_head_dim") if idx_heads else 0
         if idx_heads:  # DeepSeek-V3.2 / GLM-5 sparse-attention indexer
-            idx_dim = _int(cfg, "index_head_dim")
             ts += [Tensor(p + "indexer.attn_q_b.weight", (q_lora or h, idx_heads * idx_dim), "attn", i),
                    Tensor(p + "indexer.attn_k.weight", (h, idx_dim), "attn", i),
                    Tensor(p + "indexer.k_norm.weight", (idx_dim,), "norm", i),
                    Tensor(p + "indexer.k_norm.bias", (idx_dim,), "norm", i),
                    Tensor(p + "indexer.proj.weight", (h, idx_heads), "attn", i)]
-        return Layer(i, "mla", "dense", nq, 1, kv_lora + rope, 0, kv_lora), ts
+        return Layer(i, "mla", "dense", nq, 1, kv_lora + rope, 0, kv_lora, index_dim=idx_dim), ts
 
     def _linear(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         """Gated DeltaNet (Qwen3-Next, Qwen3.5) with llama.cpp's tensor names (llama-arch.cpp)."""

@@ -15,7 +15,9 @@ Ollama runs llama.cpp, so the same rules apply.
 vLLM (``vllm/v1/kv_cache_interface.py``): pages of 16 tokens; full attention ``ceil(context/16)`` pages per
 sequence; sliding window ``ceil(min(window − 1 + max_num_batched_tokens, context)/16) + 1`` pages; chunked local
 attention ``ceil(min(chunk + max_num_batched_tokens, context)/16)`` pages; MLA latent of 576 elements with one
-"head", not split across tensor-parallel ranks; GQA heads split across ranks (replicated when fewer than the
+"head", not split across tensor-parallel ranks, plus for DSA models (DeepSeek-V3.2, GLM-5) the indexer's key cache
+(``index_head_dim`` fp8 + an fp32 scale per 128: 132 bytes per token and layer; llama.cpp runs them dense, without
+it); GQA heads split across ranks (replicated when fewer than the
 ranks); Mamba conv state per sequence in the model dtype, SSM state in ``mamba_ssm_cache_dtype`` when the config
 names it (else the model dtype). Not modelled: vLLM pads attention pages of hybrid models to the Mamba page size.
 """
@@ -71,9 +73,10 @@ class KvLayout:
         return self.full_bytes_per_token + sum(b for b, _ in self.windowed)
 
 
-def _layer_token_bytes(layer: Layer, kv: tuple[int, int], tp: int) -> int:
+def _layer_token_bytes(layer: Layer, kv: tuple[int, int], tp: int, engine: str) -> int:
     if layer.attention == "mla":
-        return _row(layer.head_dim_k, kv) * tp  # the latent is replicated on every rank
+        index = layer.index_dim + layer.index_dim // 128 * 4 if engine == "vllm" else 0  # fp8 key + fp32 scale
+        return (_row(layer.head_dim_k, kv) + index) * tp  # the latent is replicated on every rank
     heads = layer.n_kv_heads
     per_rank = max(1, heads // tp) if tp > 1 else heads
     return (_row(per_rank * layer.head_dim_k, kv) + _row(per_rank * layer.head_dim_v, kv)) * tp
@@ -94,9 +97,9 @@ def kv_layout(arch: Architecture, engine: str, kv_type: str, tp: int = 1) -> KvL
             state += _state_bytes(arch, layer, engine) * (tp if engine == "vllm" else 1)
         elif layer.attention in ("sliding", "chunked"):
             key = (layer.window or 0, layer.attention == "chunked")
-            groups[key] = groups.get(key, 0) + _layer_token_bytes(layer, kv, tp)
+            groups[key] = groups.get(key, 0) + _layer_token_bytes(layer, kv, tp, engine)
         elif layer.attention != "none":
-            full += _layer_token_bytes(layer, kv, tp)
+            full += _layer_token_bytes(layer, kv, tp, engine)
     ordered = sorted(groups.items())
     return KvLayout(engine, full, tuple((b, w) for (w, _), b in ordered), tuple(c for (_, c), _ in ordered), state)
 

@@ -87,3 +87,10 @@ def test_more_context_or_sequences_never_need_less(name, engine, ctx, extra, seq
 def test_more_kv_bits_never_need_less(name, ctx):
     sizes = [kv_cache_bytes(kv_layout(arch(name), "llama.cpp", t), ctx) for t in ("q4_0", "q8_0", "f16", "f32")]
     assert sizes == sorted(sizes)
+
+
+def test_dsa_indexer_keys_are_cached_by_vllm_only():
+    glm5 = arch("zai-org--GLM-5")
+    latent = 78 * (512 + 64) * 2  # 78 layers of the bf16 MLA latent
+    assert kv_layout(glm5, "llama.cpp", "f16").full_bytes_per_token == latent
+    assert kv_layout(glm5, "vllm", "auto").full_bytes_per_token == latent + 78 * (128 + 4)  # fp8 key + fp32 scale
