@@ -54,7 +54,10 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class Request:
-    """What the user wants to run (defaults are the pages' defaults)."""
+    """What the user wants to run (defaults are the pages' defaults).
+
+    ``kv_type`` "f16" means the model dtype on vLLM ("auto"). The GPU count and split come from the DeviceSpec
+    (``device_spec(gpu, count, parallel)``); ``gpu_count`` records what the caller asked for."""
 
     quant: str = "Q4_K_M"
     context_tokens: int = 8192
