@@ -1,0 +1,148 @@
+"""``check`` on cross-entry and plausibility mistakes: the exact one-line message, exit status 1."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+
+from catalog_cli import CONFIGS, cli, edit
+from generator.catalog.check import known_quant
+
+MODEL = "models/llama-3.1-8b.yaml"
+GPU = "gpus/mi300x.yaml"
+CLOUD = "clouds/digitalocean.yaml"
+LLAMA = "catalog/models/llama-3.1-8b.yaml"
+
+
+def problems(catalog: Path) -> list[str]:
+    """The lines ``check`` prints, asserting it failed."""
+    done = cli("check", "--catalog", catalog)
+    assert done.returncode == 1, done.stdout
+    return done.stderr.splitlines()
+
+
+def passes(catalog: Path) -> bool:
+    """Whether ``check`` accepts the catalogue (and says nothing on stderr)."""
+    done = cli("check", "--catalog", catalog)
+    assert (done.returncode == 0) == (done.stderr == ""), done.stderr
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize(("file", "old", "new", "expected"), [
+    # fields: [license, release_date] -> license has no source left
+    pytest.param(MODEL, "fields: [license, release_date]", "fields: [release_date]",
+                 f"{LLAMA}: license: has no source: list it in some source's fields", id="unsourced-fact"),
+    pytest.param(MODEL, "fields: [license, release_date]", "fields: [license, release_date, licence]",
+                 f"{LLAMA}: sources.2.fields: unknown field 'licence'", id="source-names-unknown-field"),
+    pytest.param(CLOUD, "gpu: mi300x", "gpu: mi300",
+                 "catalog/clouds/digitalocean.yaml: offers.0.gpu: unknown GPU id 'mi300'", id="unknown-gpu"),
+    # 5300 GB/s over 32 GiB = 165.6 GB/s per GiB, above 150
+    pytest.param(GPU, "memory_bytes: 206158430208", "memory_bytes: 34359738368",
+                 "catalog/gpus/mi300x.yaml: bandwidth_gb_per_s: implausible for the memory size: "
+                 "166 GB/s per GiB, expected 1 to 150", id="implausible-bandwidth"),
+    # sparse FP8 (5229.8) instead of dense: still 4x the FP16 rate, inside [1, 4]; a tenfold slip is not
+    pytest.param(GPU, "fp8_tensor_tflops: 2614.9", "fp8_tensor_tflops: 26149",
+                 "catalog/gpus/mi300x.yaml: fp8_tensor_tflops: implausible: 20 times fp16_tensor_tflops, "
+                 "expected 1 to 4", id="implausible-fp8"),
+    # 8030261248 computed exactly; accepted 0.95x = 7.629 B to 1.05x = 8.432 B (untied, no MTP, text only)
+    pytest.param(MODEL, "total_params: 8030261248", "total_params: 9030261248",
+                 f"{LLAMA}: total_params: 9.030 B is inconsistent with the config "
+                 "(computed 8.030 B; accepted 7.629 to 8.432 B)", id="params-inconsistent"),
+    pytest.param(MODEL, "  hidden_size: 4096", "  hidden_size: big",
+                 f"{LLAMA}: config.hidden_size: must be a non-negative integer, got 'big'", id="config-unparsable"),
+    pytest.param(MODEL, "context_length: 131072", "context_length: 8192",
+                 f"{LLAMA}: context_length: 8192 differs from the config's max_position_embeddings (131072): "
+                 "cite the source that states it", id="context-inconsistent"),
+    pytest.param(MODEL, "quant: Q6_K,", "quant: Q6_K_Q,",
+                 f"{LLAMA}: gguf.0.files.1.quant: unknown quant name 'Q6_K_Q'", id="unknown-gguf-quant"),
+    pytest.param(MODEL, "  quant: Q4_K_M\n", "  quant: q4km\n",
+                 f"{LLAMA}: ollama.0.quant: unknown quant name 'q4km'", id="unknown-ollama-quant"),
+    # 199 USD for one GPU-hour
+    pytest.param(CLOUD, "price_usd_per_hour: 1.99", "price_usd_per_hour: 199",
+                 "catalog/clouds/digitalocean.yaml: offers.0.price_usd_per_hour: implausible: "
+                 "199 USD per GPU-hour, expected 0.05 to 30", id="implausible-price"),
+    pytest.param(CLOUD, "checked: 2026-05-28", "checked: 2099-05-28",
+                 "catalog/clouds/digitalocean.yaml: offers.0.checked: 2099-05-28 is in the future", id="future-price"),
+    pytest.param(MODEL, "release_date: 2024-07-23", "release_date: 2099-07-23",
+                 f"{LLAMA}: release_date: 2099-07-23 is in the future", id="future-release"),
+    pytest.param(GPU, "price_date: 2026-05-13", "price_date: 2099-05-13",
+                 "catalog/gpus/mi300x.yaml: price_date: 2099-05-13 is in the future", id="future-gpu-price"),
+    pytest.param(GPU, "unified_memory: false", "unified_memory: true",
+                 "catalog/gpus/mi300x.yaml: unified_memory: must be true exactly for segment 'unified'",
+                 id="unified-memory"),
+])
+def test_one_mistake_one_line(catalog: Path, file: str, old: str, new: str, expected: str) -> None:
+    edit(catalog / file, old, new)
+    assert problems(catalog) == [expected]
+
+
+def test_implausible_tflops(catalog: Path) -> None:
+    # 1307.4 TFLOPS slipped to 13074: 13074e12 / 5300e9 = 2466.8 FLOP per byte; FP8 and INT8 (2614.9) drop to 0.2x
+    edit(catalog / GPU, "fp16_tensor_tflops: 1307.4", "fp16_tensor_tflops: 13074")
+    assert problems(catalog) == [
+        "catalog/gpus/mi300x.yaml: fp16_tensor_tflops: implausible for the bandwidth: 2467 FLOP per byte, "
+        "expected 10 to 1000",
+        "catalog/gpus/mi300x.yaml: fp8_tensor_tflops: implausible: 0.2 times fp16_tensor_tflops, expected 1 to 4",
+        "catalog/gpus/mi300x.yaml: int8_tensor_tops: implausible: 0.2 times fp16_tensor_tflops, expected 1 to 4",
+    ]
+
+
+def test_duplicate_name_and_repo(catalog: Path) -> None:
+    copy = catalog / "models" / "llama-copy.yaml"
+    shutil.copy(catalog / MODEL, copy)
+    edit(copy, "id: llama-3.1-8b", "id: llama-copy")
+    assert problems(catalog) == [
+        "catalog/models/llama-copy.yaml: hf_repo: duplicate hf_repo 'meta-llama/Llama-3.1-8B-Instruct', "
+        "also in catalog/models/llama-3.1-8b.yaml",
+        "catalog/models/llama-copy.yaml: name: duplicate name 'Llama 3.1 8B Instruct', "
+        "also in catalog/models/llama-3.1-8b.yaml",
+    ]
+
+
+def test_future_source_date(catalog: Path) -> None:
+    tomorrow = dt.date.today() + dt.timedelta(days=1)
+    edit(catalog / CLOUD, "checked: 2026-05-28", f"checked: {tomorrow}")
+    assert problems(catalog) == [f"catalog/clouds/digitalocean.yaml: offers.0.checked: {tomorrow} is in the future"]
+
+
+@pytest.mark.parametrize(("total", "ok"), [
+    (7_628_748_186, True), (7_628_748_185, False),  # 0.95 x 8,030,261,248 = 7,628,748,185.6
+    (8_431_774_310, True), (8_431_774_311, False),  # 1.05 x 8,030,261,248 = 8,431,774,310.4
+])
+def test_total_params_tolerance_edges(catalog: Path, total: int, ok: bool) -> None:
+    edit(catalog / MODEL, "total_params: 8030261248", f"total_params: {total}")
+    assert passes(catalog) is ok
+
+
+def test_context_length_from_another_source_passes(catalog: Path) -> None:
+    edit(catalog / MODEL, "context_length: 131072", "context_length: 8192")
+    edit(catalog / MODEL, "fields: [license, release_date]", "fields: [license, release_date, context_length]")
+    assert passes(catalog)
+
+
+def test_moe_active_params_range(catalog: Path) -> None:
+    # Qwen3-30B-A3B: active 3,353,032,704 computed (see test_import_hf); embedding and output 2 x 151936 x 2048
+    # = 622,329,856, so the accepted range is 0.95 x 2,730,702,848 = 2.594 B to 1.05 x 3,353,032,704 = 3.521 B.
+    done = cli("import-hf", CONFIGS / "Qwen--Qwen3-30B-A3B.json", "--id", "qwen3-30b-a3b",
+               "--repo", "Qwen/Qwen3-30B-A3B", "--catalog", catalog)
+    assert done.returncode == 0, done.stderr
+    entry = catalog / "models" / "qwen3-30b-a3b.yaml"
+    edit(entry, "active_params: 3353032704", "active_params: 3000000000")  # the card's nominal "A3B"
+    assert passes(catalog)
+    edit(entry, "active_params: 3000000000", "active_params: 10000000000")
+    assert problems(catalog) == ["catalog/models/qwen3-30b-a3b.yaml: active_params: 10.000 B is inconsistent with "
+                                 "the config (computed 3.353 B; accepted 2.594 to 3.521 B)"]
+
+
+@pytest.mark.parametrize("name", ["Q4_K_M", "IQ4_XS", "MXFP4_MOE", "F32", "BF16", "UD-Q4_K_XL", "UD-IQ1_S",
+                                  "UD-IQ4_NL", "Q2_K_L", "Q8_K_XL", "TQ1_0"])
+def test_known_quants(name: str) -> None:
+    assert known_quant(name)
+
+
+@pytest.mark.parametrize("name", ["q4_k_m", "Q4_K", "Q4_K_Q", "Q9_K_XL", "UD-", "UD-Q4_K_Z", "XL", "_XL", "GPTQ"])
+def test_unknown_quants(name: str) -> None:
+    assert not known_quant(name)
