@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from html import unescape
 from pathlib import Path
 
+from .neardup import sample
 from .urls import Link, resolve
 
 SHINGLE_WORDS = 5
@@ -37,6 +38,7 @@ class PageInfo:
     main_count: int = 0
     main_words: int = 0
     shingles: bytes = b""  # array('q') of the distinct word 5-shingle hashes of the <main> text
+    sample: bytes = b""  # array('q'): the MOD-m sample of ``shingles``
 
 
 class _WordIds(dict):
@@ -58,14 +60,21 @@ def shingle_hashes(words: list[str]) -> array:
 
 # Comments and the content of raw-text elements hide any markup in them; the start tag stays (a script's src counts).
 _HIDDEN = re.compile(
-    r"<!--.*?-->|(<(script|style|template|textarea|noscript)(?:\s(?:[^>\"']|\"[^\"]*\"|'[^']*')*)?>).*?</\2\s*>",
+    r"<(?:!--.*?--|((script|style|template|textarea|noscript)\b(?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>.*?</\2\s*)>",
     re.S | re.I,
 )
-_TAG_WITH_ATTRS = re.compile(r"<([a-zA-Z][^\s/>]*)(\s(?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTRS = r"(\s(?:[^>\"']+|\"[^\"]*\"|'[^']*')*)"
+# Only the elements whose attributes the checks read; ids are found on every element by _ID.
+_TAG_WITH_ATTRS = re.compile(
+    r"<(a|area|link|meta|html|base|img|script|source|iframe|video|audio|track|embed|object|input|image|use)"
+    + _ATTRS + ">",
+    re.I,
+)
+_ID = re.compile(r"""<[a-zA-Z][^\s/>]*\s(?:[^>"']+?\s)??id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*)))?""")
-_ANY_TAG = re.compile(r"</?[a-zA-Z](?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
+_ANY_TAG = re.compile(r"</?[a-zA-Z](?:[^>\"']+|\"[^\"]*\"|'[^']*')*>")
 _TITLE = re.compile(r"<title(?:\s[^>]*)?>(.*?)</title\s*>", re.S | re.I)
-_MAIN_OPEN = re.compile(r"<main(?:\s(?:[^>\"']|\"[^\"]*\"|'[^']*')*)?>", re.I)
+_MAIN_OPEN = re.compile(r"<main(?:" + _ATTRS + ")?>", re.I)
 _MAIN_CLOSE = re.compile(r"</main\s*>", re.I)
 
 
@@ -92,8 +101,6 @@ def _scan_tags(html: str, info: PageInfo) -> tuple[list[tuple[str, bool]], str |
     for match in _TAG_WITH_ATTRS.finditer(html):
         tag = match.group(1).lower()
         a = _attributes(match.group(2))
-        if "id" in a:
-            info.ids.add(a["id"])
         if tag == "a" and "name" in a:
             info.ids.add(a["name"])
         if tag == "link":
@@ -125,11 +132,12 @@ def _scan_tags(html: str, info: PageInfo) -> tuple[list[tuple[str, bool]], str |
 
 def scan_html(text: str, path: str, base_url: str) -> PageInfo:
     """Scan the HTML ``text`` of the page at site path ``path``."""
-    html = _HIDDEN.sub(lambda m: m.group(1) or "", text)
+    html = _HIDDEN.sub(lambda m: f"<{m.group(1)}>" if m.group(1) else "", text)
     info = PageInfo(path=path)
     title = _TITLE.search(html)
     if title:
         info.title = " ".join(unescape(title.group(1)).split())
+    info.ids.update(a or b or c for a, b, c in _ID.findall(html))
     hrefs, base_href = _scan_tags(html, info)
     if base_href is not None:
         info.links.append(Link(base_href, error="uses <base href>, which the checks do not follow"))
@@ -146,7 +154,9 @@ def scan_html(text: str, path: str, base_url: str) -> PageInfo:
     info.main_count, main = _main_text(html)
     words = main.lower().split()
     info.main_words = len(words)
-    info.shingles = shingle_hashes(words).tobytes()
+    shingles = shingle_hashes(words)
+    info.shingles = shingles.tobytes()
+    info.sample = sample(shingles).tobytes()
     return info
 
 

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from .neardup import similar_pairs
+from .neardup import near_duplicates
 from .pagescan import PageInfo, scan_file
 from .sitemaps import read_sitemaps
 from .urls import DEFAULT_BASE_URL, file_of, normalise_base, site_path_of
@@ -220,8 +220,8 @@ def check_near_duplicates(
         if _indexable(page) and page.shingles:
             groups[group(page.path)].append(page)
     for members in groups.values():
-        sets = [array("q", m.shingles) for m in members]
-        pairs = similar_pairs(sets, threshold, limit)
+        full = [array("q", m.shingles) for m in members]
+        pairs = near_duplicates(full, [array("q", m.sample) for m in members], threshold, limit)
         for i, j, score in pairs:
             yield (
                 f"{members[i].path}: near-duplicate <main> text, {score:.0%} alike {members[j].path} "

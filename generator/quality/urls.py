@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_BASE_URL = "https://vram-atlas.example/"
+# Relative links made of "../" steps and plain path segments, with at most a plain fragment.
+_SIMPLE_RELATIVE = re.compile(r"((?:\.\./)*)((?:[\w~-][\w.~-]*/)*(?:[\w~-][\w.~-]*)?)(?:#([\w.:-]*))?\Z")
 _SKIPPED_SCHEMES = frozenset({"mailto", "tel", "data", "javascript", "blob", "about"})
 
 
@@ -55,6 +58,13 @@ def resolve(href: str, page_path: str, base_url: str) -> Link | None:
         return Link(href, error="empty link")
     if href.startswith("#"):
         return Link(href, target=page_path, fragment=unquote(href[1:]))
+    simple = _SIMPLE_RELATIVE.match(href)
+    if simple:  # the common case, without the cost of urlsplit and normpath
+        ups, rest, fragment = simple.group(1).count("../"), simple.group(2), simple.group(3) or ""
+        folders = page_path.split("/")[:-1]
+        if ups > len(folders):
+            return Link(href, error="climbs above the site root")
+        return Link(href, target=file_of("/".join([*folders[: len(folders) - ups], rest])), fragment=fragment)
     parts = urlsplit(href)
     scheme = parts.scheme.lower()
     if scheme in _SKIPPED_SCHEMES:
