@@ -6,6 +6,7 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 BASE_URL = "https://vram-atlas.example/"
 LANGUAGES = ("en", "de")
@@ -192,6 +193,7 @@ def build_site(
     """Write a complete, correct synthetic site to ``out`` and return it (``detail`` scales pair-page length)."""
     models = models or ["llama-3-8b", "qwen3-32b"]
     gpus = gpus or ["rtx-4090", "h100-sxm", "mi300x"]
+    top = urlsplit(base_url).path
     files: dict[str, str] = {
         "assets/site.css": CSS,
         "assets/favicon.svg": FAVICON,
@@ -201,8 +203,9 @@ def build_site(
             "en", "VRAM Atlas – choose a language", '<h1>VRAM Atlas</h1><p><a href="en/">English</a> · '
             '<a href="de/" hreflang="de" lang="de">Deutsch</a></p>', ""
         ),
-        "404.html": _special_page("en", "Page not found – VRAM Atlas", '<h1>Not found</h1><p><a href="/en/">Home</a></p>', "/"),
-        "de/404.html": _special_page("de", "Seite nicht gefunden – VRAM Atlas", '<h1>Nicht gefunden</h1><p><a href="/de/">Start</a></p>', "/"),
+        # 404 pages are served at any depth: their links start from the site's root path.
+        "404.html": _special_page("en", "Page not found – VRAM Atlas", f'<h1>Not found</h1><p><a href="{top}en/">Home</a></p>', top),
+        "de/404.html": _special_page("de", "Seite nicht gefunden – VRAM Atlas", f'<h1>Nicht gefunden</h1><p><a href="{top}de/">Start</a></p>', top),
         "sitemap.xml": (
             '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             + "".join(f"<sitemap><loc>{base_url}{lang}/sitemap.xml</loc></sitemap>" for lang in LANGUAGES)
@@ -224,3 +227,16 @@ def build_site(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return out
+
+
+PAIR = "en/models/llama-3-8b/rtx-4090/index.html"
+PAIR_DE = "de/models/llama-3-8b/rtx-4090/index.html"
+OTHER_PAIR = "en/models/llama-3-8b/h100-sxm/index.html"
+
+
+def edit(site: Path, rel: str, old: str, new: str, count: int = 1) -> None:
+    """Replace ``old`` by ``new`` in one site file, insisting that ``old`` occurs there ``count`` times."""
+    path = site / rel
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == count, f"{rel}: expected {count} × {old!r}, found {text.count(old)}"
+    path.write_text(text.replace(old, new), encoding="utf-8")

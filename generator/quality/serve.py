@@ -1,0 +1,63 @@
+"""A throwaway static server for a built site on 127.0.0.1, for Lighthouse and browser tests."""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+_REWRITTEN_TYPES = ("text/html", "application/xml", "text/xml", "text/plain")
+
+
+def _handler(root: Path, rewrite: tuple[bytes, bytes] | None) -> type[SimpleHTTPRequestHandler]:
+    """A quiet handler for ``root``; text responses get ``rewrite[0]`` replaced by ``rewrite[1]``."""
+
+    class Handler(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def send_head(self):  # type: ignore[no-untyped-def]
+            path = Path(self.translate_path(self.path))
+            if path.is_dir():
+                if not urlsplit(self.path).path.endswith("/"):
+                    return super().send_head()  # the base class redirects to the folder URL
+                path = path / "index.html"
+            kind = self.guess_type(str(path))
+            if rewrite is None or not path.is_file() or not kind.startswith(_REWRITTEN_TYPES):
+                return super().send_head()
+            body = path.read_bytes().replace(*rewrite)
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return io.BytesIO(body)
+
+    return Handler
+
+
+@contextmanager
+def serve_folder(root: Path, production_base: str | None = None) -> Iterator[str]:
+    """Serve ``root`` on a free port of 127.0.0.1 and yield its base URL (``http://127.0.0.1:PORT/``).
+
+    With ``production_base``, HTML, XML and text responses carry this server's URL in its place, so that
+    canonical and hreflang links point at the copy being served, as they will on the real site.
+    """
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    rewrite = (production_base.encode(), base.encode()) if production_base else None
+    server.RequestHandlerClass = _handler(Path(root).resolve(), rewrite)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield base
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

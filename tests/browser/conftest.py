@@ -1,0 +1,50 @@
+"""Shared browser fixtures: a Chromium (Debian's when installed), a local static server, a clean-page check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.quality.browser import PageErrors, launch_options
+from generator.quality.serve import serve_folder
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the whole session."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(**launch_options())
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page in its own context, closed after the test."""
+    context = browser.new_context()
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def site_server() -> Iterator[Callable[..., str]]:
+    """``site_server(folder, production_base=None)`` serves ``folder`` on 127.0.0.1 and returns its base URL."""
+    with ExitStack() as stack:
+
+        def serve(folder: Path, production_base: str | None = None) -> str:
+            return stack.enter_context(serve_folder(folder, production_base))
+
+        yield serve
+
+
+def open_clean(page: Any, url: str) -> PageErrors:
+    """Load ``url`` in ``page`` and assert no console error, uncaught exception or failed request happened."""
+    errors = PageErrors().watch(page)
+    page.goto(url, wait_until="networkidle")
+    errors.assert_clean()
+    return errors

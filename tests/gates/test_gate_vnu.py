@@ -1,0 +1,46 @@
+"""The HTML gate: the Nu checker passes the synthetic site's pages and names a planted invalid element."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from synthetic_site import PAIR, edit
+
+from generator.quality.vnu import parse_report, validate_html
+
+KINDS = ("index.html", "methodology/index.html", "models/llama-3-8b/index.html", "gpus/h100-sxm/index.html", PAIR[3:])
+ONE_OF_EACH = [f"{language}/{kind}" for language in ("en", "de") for kind in KINDS]
+ONE_OF_EACH += ["index.html", "404.html", "de/404.html", "assets/favicon.svg"]
+
+
+def test_pages_of_every_kind_are_valid(pristine_site: Path) -> None:
+    assert validate_html([pristine_site / f for f in ONE_OF_EACH], pristine_site) == []
+
+
+def test_invalid_element_and_stray_tag(site: Path) -> None:
+    edit(site, PAIR, "<footer>", "<foo>bar</foo></div><footer>")
+    problems = validate_html([site / "en/index.html", site / PAIR], site)
+    assert len(problems) == 3
+    assert all(p.startswith(f"{PAIR}:3:") for p in problems)  # the body is line 3 of the page
+    assert any("“foo” element is a completely-unknown element" in p for p in problems)
+    assert any("Stray end tag “div”" in p for p in problems)
+
+
+def test_missing_title(site: Path) -> None:
+    edit(site, PAIR, f"<title>{(site / PAIR).read_text().split('<title>')[1].split('</title>')[0]}</title>", "")
+    problems = validate_html([site / PAIR], site)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{PAIR}:2:")
+    assert problems[0].endswith(": Element “head” is missing a required instance of child element “title”.")
+
+
+def test_report_parsing() -> None:
+    report = {
+        "messages": [
+            {"type": "error", "url": "file:/s/en/a%20b.html", "lastLine": 3, "firstColumn": 7, "message": "Bad."},
+            {"type": "info", "url": "file:/s/en/x.html", "message": "Ignored."},
+            {"type": "non-document-error", "url": "file:/s/gone.html", "message": "Cannot read."},
+        ]
+    }
+    assert parse_report(json.dumps(report), Path("/s")) == ["en/a b.html:3:7: Bad.", "gone.html: Cannot read."]
