@@ -39,3 +39,11 @@ class PageErrors:
     def assert_clean(self) -> None:
         """Fail, listing them, if any error was recorded."""
         assert not self.all, "page errors:\n" + "\n".join(self.all)
+
+
+def open_clean(page: Any, url: str) -> PageErrors:
+    """Load ``url`` in ``page`` and assert that no console error, uncaught exception or failed request happened."""
+    errors = PageErrors().watch(page)
+    page.goto(url, wait_until="networkidle")
+    errors.assert_clean()
+    return errors

@@ -1,4 +1,9 @@
-"""Shared browser fixtures: a Chromium (Debian's when installed), a local static server, a clean-page check."""
+"""Shared browser fixtures: a Chromium (Debian's when installed), a local static server, a clean-page check.
+
+Fixtures: ``browser`` (session), ``page`` (fresh context per test), ``site_server(folder, production_base=None)``
+→ base URL, ``clean_page(url)`` → the loaded page after asserting no console errors and no failed requests.
+Helpers for tests that need more: generator.quality.browser (PageErrors, open_clean).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from generator.quality.browser import PageErrors, launch_options
+from generator.quality.browser import launch_options, open_clean
 from generator.quality.serve import serve_folder
 
 
@@ -42,9 +47,12 @@ def site_server() -> Iterator[Callable[..., str]]:
         yield serve
 
 
-def open_clean(page: Any, url: str) -> PageErrors:
-    """Load ``url`` in ``page`` and assert no console error, uncaught exception or failed request happened."""
-    errors = PageErrors().watch(page)
-    page.goto(url, wait_until="networkidle")
-    errors.assert_clean()
-    return errors
+@pytest.fixture
+def clean_page(page: Any) -> Callable[[str], Any]:
+    """``clean_page(url)`` loads ``url`` in ``page``, asserts no console error or failed request, returns the page."""
+
+    def load(url: str) -> Any:
+        open_clean(page, url)
+        return page
+
+    return load
