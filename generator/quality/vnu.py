@@ -1,6 +1,7 @@
 """HTML gate: the Nu HTML Checker (npm package vnu-jar) on a list of files, in one JVM start.
 
-Usage: python -m generator.quality.vnu FILE...   (prints errors, exits 1 if any)
+Usage: python -m generator.quality.vnu FILE... | SITE_FOLDER   (prints errors, exits 1 if any; a folder means one
+page of each kind in each language)
 """
 
 from __future__ import annotations
@@ -63,9 +64,21 @@ def validate_html(files: list[Path], root: Path | None = None) -> list[str]:
         raise RuntimeError(f"vnu exited {done.returncode} without a JSON report: {report[-2000:]}") from None
 
 
+def one_page_of_each_kind(site_dir: Path) -> list[Path]:
+    """The first index, methodology, model, GPU, pair and 404 page in each language folder, and the root pages."""
+    site_dir = Path(site_dir)
+    patterns = ("index.html", "methodology/index.html", "models/*/index.html", "gpus/*/index.html",
+                "models/*/*/index.html", "404.html")
+    files = [p for p in (site_dir / "index.html", site_dir / "404.html") if p.is_file()]
+    for language in sorted(p.parent for p in site_dir.glob("*/index.html")):
+        files += [found[0] for found in (sorted(language.glob(g)) for g in patterns) if found]
+    return files
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI: check the files named, print every error, exit 1 if there is any."""
-    files = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    args = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    files = one_page_of_each_kind(args[0]) if len(args) == 1 and args[0].is_dir() else args
     problems = validate_html(files, Path.cwd())
     print("\n".join(problems) or f"vnu: {len(files)} files valid")
     return 1 if problems else 0

@@ -7,15 +7,22 @@ from pathlib import Path
 
 from synthetic_site import PAIR, edit
 
-from generator.quality.vnu import parse_report, validate_html
+from generator.quality.vnu import one_page_of_each_kind, parse_report, validate_html
 
-KINDS = ("index.html", "methodology/index.html", "models/llama-3-8b/index.html", "gpus/h100-sxm/index.html", PAIR[3:])
-ONE_OF_EACH = [f"{language}/{kind}" for language in ("en", "de") for kind in KINDS]
-ONE_OF_EACH += ["index.html", "404.html", "de/404.html", "assets/favicon.svg"]
+KINDS = ("index.html", "methodology/index.html", "models/llama-3-8b/index.html", "gpus/h100-sxm/index.html")
+ONE_OF_EACH = ["index.html", "404.html"] + [
+    f"{language}/{kind}" for language in ("de", "en") for kind in (*KINDS, "models/llama-3-8b/h100-sxm/index.html")
+] + ["de/404.html"]
+
+
+def test_one_page_of_each_kind(pristine_site: Path) -> None:
+    found = [p.relative_to(pristine_site).as_posix() for p in one_page_of_each_kind(pristine_site)]
+    assert sorted(found) == sorted(ONE_OF_EACH)
 
 
 def test_pages_of_every_kind_are_valid(pristine_site: Path) -> None:
-    assert validate_html([pristine_site / f for f in ONE_OF_EACH], pristine_site) == []
+    files = one_page_of_each_kind(pristine_site) + [pristine_site / "assets/favicon.svg"]
+    assert validate_html(files, pristine_site) == []
 
 
 def test_invalid_element_and_stray_tag(site: Path) -> None:
