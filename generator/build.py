@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
 import sys
@@ -11,13 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from . import __version__
 from .catalog.check import check_catalog
 from .catalog.load import load_catalog
 from .errors import Problem, UserError
 from .pages import assets, context, seo
 from .pages.i18n import compile_locales
-from .pages.plan import Page, plan_pages
+from .incremental import EstimateStore, Manifest, code_digest, inputs_digest
+from .pages.deps import PageDependencies
+from .pages.plan import Page, plan_keys, plan_pages
 from .pages.render import Renderer
 from .pages.write import SiteWriter
 from .results import Results
@@ -35,6 +35,7 @@ class BuildOptions:
     jobs: int = 0  # 0: all cores
     strict: bool = False
     quiet: bool = False
+    force: bool = False  # ignore the previous build's manifest and render every page
 
     @property
     def catalog_dir(self) -> Path:
@@ -124,10 +125,24 @@ class Progress:
 
 
 def build(options: BuildOptions) -> BuildReport:
-    """Build the whole site into a staging folder and swap it in; on any error the old site stays untouched."""
+    """Build the site into a staging folder and swap it in; on any error the old site stays untouched.
+
+    Pages whose dependency digest matches the previous build's manifest are carried over without rendering;
+    when no input changed at all, nothing is loaded.
+    """
     started = time.monotonic()
     report = BuildReport()
     progress = Progress(0, options.quiet)
+    cache_dir = options.out_dir.parent / ".cache"
+    manifest_path = cache_dir / f"{options.out_dir.name}.manifest.json"
+    code = code_digest(options.project)
+    inputs = inputs_digest(options.project, code) if options.catalog_dir.is_dir() else ""
+    manifest = Manifest() if options.force else Manifest.load(manifest_path)
+    if inputs and manifest.inputs == inputs and manifest.site_intact(options.out_dir):
+        report.pages = sum(1 for page_digest in manifest.pages.values() if page_digest)
+        report.unchanged = len(manifest.pages)
+        report.seconds = time.monotonic() - started
+        return report
     progress.stage("loading catalogue")
     catalog = check_catalog(load_catalog(options.catalog_dir), options.catalog_dir)
     for status in compile_locales(options.locales_dir):
@@ -136,21 +151,21 @@ def build(options: BuildOptions) -> BuildReport:
     if options.strict and report.warnings:
         raise UserError([Problem("build", "strict", w) for w in report.warnings])
     progress.stage("estimating")
-    results = Results(catalog)
+    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", code))
     results.pairs  # noqa: B018 - computed once before planning; workers inherit it
+    dependencies = PageDependencies(results, code)
+    page_digests = {key: dependencies.digest(key) for key in plan_keys(catalog)}
     pages = plan_pages(catalog)
     report.pages = len(pages)
-    progress.total = len(pages)
-    jobs = options.jobs or os.cpu_count() or 1
     writer = SiteWriter(options.out_dir)
     try:
-        for chunk in render_pages(pages, options, results, jobs):
+        stale = [p for p in pages if manifest.pages.get(p.output_path) != page_digests[p.key] or not writer.keep(p.output_path)]
+        progress.total = len(stale)
+        for chunk in render_pages(stale, options, results, options.jobs or os.cpu_count() or 1):
             for path, data in chunk:
                 writer.write(path, data)
             progress.advance(len(chunk))
-        for path, data in seo.site_files(catalog, pages, options.base_url):
-            writer.write(path, data)
-        for path, data in assets.files(options.project):
+        for path, data in [*seo.site_files(catalog, pages, options.base_url), *assets.files(options.project)]:
             writer.write(path, data)
         written = writer.commit()
     except BaseException:
@@ -158,14 +173,10 @@ def build(options: BuildOptions) -> BuildReport:
         raise
     finally:
         progress.close()
+    new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages})
+    new_manifest.pages.update({path: "" for path in written.paths if path not in new_manifest.pages})
+    new_manifest.save(manifest_path)
+    results.save_store()
     report.written, report.unchanged, report.removed = written.written, written.unchanged, written.removed
     report.seconds = time.monotonic() - started
     return report
-
-
-def fingerprint(*parts: bytes) -> str:
-    """A short content hash (for asset names and incremental builds)."""
-    digest = hashlib.sha256(__version__.encode())
-    for part in parts:
-        digest.update(part)
-    return digest.hexdigest()[:12]

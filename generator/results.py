@@ -11,6 +11,7 @@ from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
 from .estimate.device import DeviceSpec, device_spec
+from .incremental import GPU_FIELDS_OUTSIDE_ESTIMATES, EstimateStore, digest
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -39,9 +40,8 @@ class PairResult:
     estimate: Estimate
 
 
-def recommend(model: ModelSpec, device: DeviceSpec, context_tokens: int = PAGE_CONTEXT_TOKENS) -> PairResult:
+def recommend(tried: list[tuple[str, Estimate]]) -> PairResult:
     """The best-quality quantization that fits; else the one that fits tightly; else the smallest that offloads."""
-    tried = [(q, api.estimate(model, device, Request(quant=q, context_tokens=context_tokens))) for q in preference(model)]
     for wanted in ("fits", "tight"):
         for quant, estimate in tried:
             if estimate.verdict == wanted:
@@ -55,6 +55,22 @@ class Results:
     """Catalogue plus estimator views of it, and every pair's recommendation."""
 
     catalog: Catalog
+    store: EstimateStore | None = None
+
+    @cached_property
+    def model_digests(self) -> dict[str, str]:
+        """Content digest of each model entry."""
+        return {m: digest(model.model_dump_json()) for m, model in self.catalog.models.items()}
+
+    @cached_property
+    def gpu_digests(self) -> dict[str, str]:
+        """Content digest of each GPU entry."""
+        return {g: digest(gpu.model_dump_json()) for g, gpu in self.catalog.gpus.items()}
+
+    @cached_property
+    def gpu_spec_digests(self) -> dict[str, str]:
+        """Digest of the GPU fields estimates read (prices and sources excluded)."""
+        return {g: digest(gpu.model_dump_json(exclude=GPU_FIELDS_OUTSIDE_ESTIMATES)) for g, gpu in self.catalog.gpus.items()}
 
     @cached_property
     def models(self) -> dict[str, ModelSpec]:
@@ -66,7 +82,8 @@ class Results:
 
     @cached_property
     def pairs(self) -> dict[tuple[str, str], PairResult]:
-        return {(m, g): recommend(self.models[m], self.devices[g]) for m in sorted(self.models) for g in sorted(self.devices)}
+        return {(m, g): recommend([(q, self.quant_estimate(m, g, q)) for q in preference(self.models[m])])
+                for m in sorted(self.models) for g in sorted(self.devices)}
 
     @cached_property
     def offers_by_gpu(self) -> dict[str, list[tuple[CloudProvider, CloudOffer]]]:
@@ -80,10 +97,23 @@ class Results:
     def quant_estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int = PAGE_CONTEXT_TOKENS) -> Estimate:
         """One model at one quant on one GPU (cached: the matrix, the best-GPU search and pages share it)."""
         key = (model_id, gpu_id, quant, context_tokens)
-        if key not in self._estimates:
-            self._estimates[key] = api.estimate(self.models[model_id], self.devices[gpu_id],
-                                                Request(quant=quant, context_tokens=context_tokens))
-        return self._estimates[key]
+        found = self._estimates.get(key)
+        if found is None:
+            stored = (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, context_tokens)
+            found = self.store.get(stored) if self.store else None
+            if found is None:
+                found = api.estimate(self.models[model_id], self.devices[gpu_id],
+                                     Request(quant=quant, context_tokens=context_tokens))
+                if self.store:
+                    self.store.put(stored, found)
+            self._estimates[key] = found
+            self._used.add(stored)
+        return found
+
+    def save_store(self) -> None:
+        """Keep the estimates this build used for the next one."""
+        if self.store:
+            self.store.save(keep=self._used)
 
     def best_gpu(self, model_id: str, quant: str) -> str | None:
         """The cheapest catalogued GPU (list price, then memory) on which this quant fits with margin."""
@@ -97,7 +127,9 @@ class Results:
 
     def __post_init__(self) -> None:
         self._estimates: dict[tuple[str, str, str, int], Estimate] = {}
+        self._used: set[tuple] = set()
         self._best_gpu: dict[tuple[str, str], str | None] = {}
+        self._finetune: dict[tuple[str, str], finetune.FinetuneEstimate] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._reference = _reference_device(self.catalog)
 
@@ -105,11 +137,18 @@ class Results:
 
     vllm_utilisation: float = 0.90  # vLLM's default --gpu-memory-utilization
 
+    def finetune(self, model_id: str, method: str) -> finetune.FinetuneEstimate:
+        """Fine-tuning memory of one model and method at the pages' sequence length (cached per build)."""
+        key = (model_id, method)
+        if key not in self._finetune:
+            self._finetune[key] = finetune.finetune_memory(self.models[model_id], method, seq_len=FINETUNE_SEQ_LEN)
+        return self._finetune[key]
+
     def finetune_gpu(self, model_id: str, method: str) -> tuple[str, str] | None:
         """(gpu id, label) of the cheapest single GPU, or smallest multi-GPU count, that holds this fine-tuning run."""
         key = (model_id, method)
         if key not in self._finetune_gpu:
-            need = finetune.finetune_memory(self.models[model_id], method).total_bytes
+            need = self.finetune(model_id, method).total_bytes
             fitting = sorted((g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id) for g in self.catalog.gpus.values()
                              if self.devices[g.id].usable_memory_bytes >= need)
             if fitting:
@@ -216,6 +255,7 @@ class Results:
         return {"decode_median": decode.median_abs_error, "decode_worst": decode.worst_abs_error}
 
 
+FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
 HOURS_PER_MONTH = 730

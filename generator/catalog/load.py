@@ -21,7 +21,7 @@ _PYDANTIC_PREFIXES = {
 }
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when the wheel has it
     """A YAML loader that rejects a key given twice in one mapping."""
 
 
@@ -32,7 +32,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
         if key in seen:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)

@@ -17,6 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores; 1: serial)")
     parser.add_argument("--strict", action="store_true", help="fail on any warning")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    parser.add_argument("--force", action="store_true", help="render every page, ignoring the previous build")
     parser.set_defaults(func=run)
 
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     base_url = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
     report = build(BuildOptions(project=args.project, out_dir=args.out, base_url=base_url, jobs=args.jobs,
-                                strict=args.strict, quiet=args.quiet))
+                                strict=args.strict, quiet=args.quiet, force=args.force))
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(report.summary())

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from babel.support import Translations
 
 from .i18n import LANGUAGES, Formatter, formatter, translations
+from .labels import translated_labels
 
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
@@ -29,18 +30,36 @@ def _filters(fmt: Formatter) -> dict[str, Any]:
     }
 
 
+class FastGettext:
+    """``_("…", name=value)`` for templates: translated text is trusted markup, substituted values are escaped.
+
+    Jinja's i18n extension resolves ``gettext`` through the context and wraps every call; with ~200 messages per
+    page that was a third of the render time. Messages are translated once and kept as Markup.
+    """
+
+    def __init__(self, catalogue: Translations):
+        self._gettext = catalogue.gettext
+        self._cache: dict[str, Markup] = {}
+
+    def __call__(self, message: str, **values: Any) -> Markup:
+        translated = self._cache.get(message)
+        if translated is None:
+            translated = self._cache[message] = Markup(self._gettext(message))
+        return translated % values if values else translated
+
+
 def make_environment(templates_dir: Path, catalogue: Translations, language: str) -> jinja2.Environment:
-    """A strict, autoescaping environment with the language's gettext catalogue and formatters."""
+    """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
         autoescape=jinja2.select_autoescape(("html", "xml", "svg"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
-        extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,
     )
-    env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
+    env.globals["_"] = FastGettext(catalogue)
+    env.globals["L"] = translated_labels(catalogue.gettext)
     env.filters.update(_filters(formatter(language)))
     return env
 

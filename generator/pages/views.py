@@ -10,7 +10,7 @@ from ..catalog.schema import Gpu, Model
 from ..estimate import api, cost, finetune
 from ..estimate.api import Estimate, Request
 from ..estimate.device import device_spec
-from ..results import PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
+from ..results import FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands
 from markupsafe import Markup
 
@@ -19,7 +19,6 @@ from .i18n import Formatter
 HOURS_PER_MONTH = 730
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 FINETUNE_METHODS = ("qlora", "lora", "full")
-FINETUNE_SEQ_LEN = 2048
 
 
 @dataclass(frozen=True)
@@ -139,7 +138,7 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
     spec, device = results.models[model_id], results.devices[gpu_id]
     rows = []
     for method in FINETUNE_METHODS:
-        est = finetune.finetune_memory(spec, method, seq_len=FINETUNE_SEQ_LEN)
+        est = results.finetune(model_id, method)
         verdict = "fits" if est.total_bytes <= device.usable_memory_bytes * 0.9 else (
             "tight" if est.total_bytes <= device.usable_memory_bytes else "no_fit")
         suggestion = results.finetune_gpu(model_id, method)
@@ -261,7 +260,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
         "setups": results.cheapest_setups(key.model),
-        "finetune": [{"method": m, "est": finetune.finetune_memory(spec, m), "gpu": results.finetune_gpu(key.model, m)}
+        "finetune": [{"method": m, "est": results.finetune(key.model, m), "gpu": results.finetune_gpu(key.model, m)}
                      for m in FINETUNE_METHODS],
         "architecture": architecture_facts(results, key.model),
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),

@@ -38,11 +38,30 @@ def test_a_second_build_changes_no_byte(tmp_path: Path):
     assert build_project(project, site).returncode == 0
     before = tree_digest(site)
     inodes = {p: p.stat().st_ino for p in site.rglob("*.html")}
-    second = build_project(project, site, "--jobs", "1")
+    second = build_project(project, site, "--jobs", "1", "--force")  # every page rendered again, serially
     assert second.returncode == 0, second.stderr
     assert tree_digest(site) == before
     assert all(p.stat().st_ino == inode for p, inode in inodes.items())
     assert " 0 files written" in second.stdout and " 0 removed" in second.stdout
+    third = build_project(project, site)  # nothing changed: nothing is even loaded
+    assert third.stdout.startswith("28 pages: 0 files written, 36 unchanged, 0 removed"), third.stdout
+
+
+def test_editing_one_gpu_price_rerenders_only_pages_that_show_it(tmp_path: Path):
+    project = make_project(tmp_path)
+    site = tmp_path / "site"
+    assert build_project(project, site).returncode == 0
+    before = tree_digest(site)
+    gpu_file = project / "catalog" / "gpus" / "rx-7900-xtx.yaml"
+    gpu_file.write_text(gpu_file.read_text().replace("price_usd: 999\n", "price_usd: 949\n"))
+    result = build_project(project, site)
+    assert result.returncode == 0, result.stderr
+    changed = {path for path, h in tree_digest(site).items() if before.get(path) != h}
+    assert changed, "the price must show somewhere"
+    for path in changed:  # a page of another GPU changes only when it shows this GPU's price
+        if "rx-7900-xtx" not in path and path.count("/") > 3:
+            assert "949" in (site / path).read_text(), path
+    assert len(changed) < len(before) / 2
 
 
 def _break(project: Path, kind: str) -> str:

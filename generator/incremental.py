@@ -1,0 +1,106 @@
+"""Incremental builds: content digests of the inputs, a manifest of what each page was built from, an estimate store."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import __version__
+
+GENERATOR_DIR = Path(__file__).resolve().parent
+# GPU fields no estimate reads: editing them must not invalidate cached estimates.
+GPU_FIELDS_OUTSIDE_ESTIMATES = {"price_usd", "price_kind", "price_date", "sources", "notes", "aliases", "launch_date"}
+
+
+def digest(*parts: Any) -> str:
+    """A short, stable hash of strings, bytes or reprs."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else repr(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def files_digest(paths: Iterable[Path], root: Path) -> str:
+    """Digest of file names (relative to ``root``) and contents."""
+    h = hashlib.sha256()
+    for path in sorted(paths):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:20]
+
+
+def code_digest(project: Path) -> str:
+    """The generator's code and data, the templates and the locales: a change here rebuilds every page."""
+    generator_files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts]
+    return digest(__version__, files_digest(generator_files, GENERATOR_DIR),
+                  files_digest([p for p in (project / "templates").rglob("*") if p.is_file()], project),
+                  files_digest(list((project / "locales").rglob("*.po")), project))
+
+
+def inputs_digest(project: Path, code: str) -> str:
+    """Everything a build reads: code plus every catalogue file."""
+    return digest(code, files_digest(list((project / "catalog").rglob("*.yaml")), project))
+
+
+@dataclass
+class Manifest:
+    """What the previous build was made from: the inputs digest and each output file's dependency digest."""
+
+    inputs: str = ""
+    pages: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> "Manifest":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(inputs=data["inputs"], pages=dict(data["pages"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return cls()
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"inputs": self.inputs, "pages": self.pages}, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+
+    def site_intact(self, out_dir: Path) -> bool:
+        """True when every file the manifest lists is still in the output folder."""
+        return bool(self.pages) and all((out_dir / path).is_file() for path in self.pages)
+
+
+class EstimateStore:
+    """Estimates of earlier builds keyed by content digests, so an unrelated edit reuses them."""
+
+    def __init__(self, path: Path, code: str):
+        self.path, self.code = path, code
+        self.entries: dict[tuple, Any] = {}
+        self.dirty = False
+        try:
+            with path.open("rb") as handle:
+                saved_code, entries = pickle.load(handle)
+            if saved_code == code:
+                self.entries = entries
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
+            pass
+
+    def get(self, key: tuple) -> Any:
+        return self.entries.get(key)
+
+    def put(self, key: tuple, value: Any) -> None:
+        self.entries[key] = value
+        self.dirty = True
+
+    def save(self, keep: set[tuple] | None = None) -> None:
+        """Write the store (only the keys still in use, when given)."""
+        if not self.dirty:
+            return
+        entries = {k: v for k, v in self.entries.items() if keep is None or k in keep}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        with tmp.open("wb") as handle:
+            pickle.dump((self.code, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(self.path)

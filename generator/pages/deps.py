@@ -1,0 +1,58 @@
+"""What each page shows, as a digest: a page is re-rendered only when its digest changes."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ..incremental import digest
+from ..results import Results, matrix_quants
+from .plan import PageKey
+from .views import related_links
+
+
+class PageDependencies:
+    """Digests of the inputs behind each page subject (shared by its language versions)."""
+
+    def __init__(self, results: Results, code: str):
+        self.results, self.code = results, code
+        self._extras_by_model: dict[str, str] = {}
+
+    @cached_property
+    def _offers(self) -> dict[str, str]:
+        return {g: digest([(p.id, o.model_dump_json()) for p, o in offers])
+                for g, offers in self.results.offers_by_gpu.items()}
+
+    @cached_property
+    def _all_models(self) -> str:
+        return digest(sorted(self.results.model_digests.items()))
+
+    @cached_property
+    def _all_gpus(self) -> str:
+        return digest(sorted(self.results.gpu_digests.items()), sorted(self._offers.items()))
+
+    def _model_extras(self, model_id: str) -> tuple:
+        """Cross-GPU data a pair page of this model shows: recommendations, best GPU per quant, fine-tuning picks."""
+        r = self.results
+        picks = [(role, g, r.gpu_digests[g], r.pairs[(model_id, g)], repr(offer)) for role, g, offer in r.recommendations(model_id)]
+        best = [(q, r.best_gpu(model_id, q)) for q in matrix_quants(r.models[model_id])]
+        best = [(q, g, r.catalog.gpus[g].name if g else None) for q, g in best]
+        finetune = [r.finetune_gpu(model_id, method) for method in ("qlora", "lora", "full")]
+        return picks, best, finetune
+
+    def digest(self, key: PageKey) -> str:
+        """The digest of everything the page for ``key`` shows."""
+        r = self.results
+        if key.kind == "pair":
+            m, g = key.model, key.gpu
+            return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m),
+                          repr(related_links(r, m, g, "en")))
+        if key.kind == "model":
+            return digest(self.code, r.model_digests[key.model], self._all_gpus)
+        if key.kind == "gpu":
+            return digest(self.code, r.gpu_digests[key.gpu], self._offers[key.gpu], self._all_models)
+        return digest(self.code, self._all_models, self._all_gpus)
+
+    def _extras(self, model_id: str) -> str:
+        if model_id not in self._extras_by_model:
+            self._extras_by_model[model_id] = digest(self._model_extras(model_id))
+        return self._extras_by_model[model_id]
