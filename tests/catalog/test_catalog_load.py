@@ -30,7 +30,7 @@ def test_fixture_catalogue_passes(catalog: Path) -> None:
 
 @pytest.mark.parametrize(("file", "old", "new", "expected"), [
     pytest.param(MODEL, "name: Llama 3.1 8B Instruct", "name: [Llama 3.1",
-                 "catalog/models/llama-3.1-8b.yaml: line 3: invalid YAML: expected ',' or ']', but got ':'",
+                 "catalog/models/llama-3.1-8b.yaml: line 3: invalid YAML: did not find expected ',' or ']'",
                  id="yaml-syntax"),
     pytest.param(MODEL, "org: Meta\n", "org: Meta\norg: Meta AI\n",
                  "catalog/models/llama-3.1-8b.yaml: line 5: invalid YAML: duplicate key 'org'", id="duplicate-key"),
