@@ -167,7 +167,7 @@ def build(options: BuildOptions) -> BuildReport:
             progress.advance(len(chunk))
         for path, data in [*seo.site_files(catalog, pages, options.base_url), *assets.files(options.project)]:
             writer.write(path, data)
-        written = writer.commit()
+        written = writer.commit(set(manifest.pages) if manifest.pages else None)
     except BaseException:
         writer.abort()
         raise

@@ -128,6 +128,7 @@ class Results:
     def __post_init__(self) -> None:
         self._estimates: dict[tuple[str, str, str, int], Estimate] = {}
         self._used: set[tuple] = set()
+        self._model_views: dict[tuple[str, str], list[dict]] = {}
         self._best_gpu: dict[tuple[str, str], str | None] = {}
         self._finetune: dict[tuple[str, str], finetune.FinetuneEstimate] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
@@ -188,6 +189,16 @@ class Results:
                 picks.append(("cloud", gpu_id, {"provider": provider, "usd_per_hour": per_gpu, "instance": offer.instance}))
         return picks
 
+    @cached_property
+    def gpus_by_memory(self) -> list[str]:
+        """GPU ids from least to most memory (stable cross-link order)."""
+        return sorted(self.catalog.gpus, key=lambda g: (self.catalog.gpus[g].memory_bytes, g))
+
+    @cached_property
+    def models_by_size(self) -> list[str]:
+        """Model ids from fewest to most parameters."""
+        return sorted(self.catalog.models, key=lambda m: (self.catalog.models[m].total_params, m))
+
     def kv_per_1k(self, model_id: str) -> int:
         """KV-cache bytes per 1,024 tokens at f16 (full-attention growth; windowed layers excluded past their window)."""
         return kv_cache_bytes(kv_layout(self.models[model_id].architecture, "llama.cpp", "f16"), 1024)
@@ -206,6 +217,20 @@ class Results:
         return self._reference
 
     def model_requirements(self, model_id: str) -> list[dict]:
+        """Cached :meth:`_model_requirements` (both language versions of a model page share it)."""
+        return self._per_model("requirements", model_id, self._model_requirements)
+
+    def cheapest_setups(self, model_id: str) -> list[dict]:
+        """Cached :meth:`_cheapest_setups`."""
+        return self._per_model("setups", model_id, self._cheapest_setups)
+
+    def _per_model(self, kind: str, model_id: str, compute) -> list[dict]:
+        key = (kind, model_id)
+        if key not in self._model_views:
+            self._model_views[key] = compute(model_id)
+        return self._model_views[key]
+
+    def _model_requirements(self, model_id: str) -> list[dict]:
         """Total memory per quantization at 4K, 32K, 128K context and 16 sequences at 8K (llama.cpp on CUDA)."""
         spec, max_ctx = self.models[model_id], self.catalog.models[model_id].context_length
         scenarios = [(c, 1) for c in (4096, 32768, 131072) if c <= max_ctx] + [(8192, 16)]
@@ -218,7 +243,7 @@ class Results:
             rows.append({"context": context_tokens, "sequences": sequences, "cells": cells})
         return rows
 
-    def cheapest_setups(self, model_id: str) -> list[dict]:
+    def _cheapest_setups(self, model_id: str) -> list[dict]:
         """Per precision at 8K context: the cheapest rentable single GPU and multi-GPU setup that fit, per month."""
         setups = []
         for quant in SETUP_QUANTS:

@@ -1,4 +1,4 @@
-"""The writer: stages a whole new site, refuses to write one path twice, swaps it in only on success."""
+"""The writer: stages changed files, refuses to write one path twice, touches the site only once all succeeded."""
 
 from __future__ import annotations
 
@@ -23,70 +23,85 @@ class WriteReport:
 
 
 class SiteWriter:
-    """Writes into a staging folder beside ``out_dir``; :meth:`commit` swaps it in, :meth:`abort` drops it."""
+    """Collects a build's files; :meth:`commit` applies them to ``out_dir``, :meth:`abort` leaves it untouched.
+
+    New or changed files go to a staging folder beside ``out_dir``; identical and kept files are only recorded,
+    so an incremental build moves just what changed. A first build renames the staging folder into place.
+    """
 
     def __init__(self, out_dir: Path):
         self.out_dir = out_dir
         self.staging = out_dir.with_name(f".{out_dir.name}.staging")
         self.report = WriteReport()
+        self._staged: list[str] = []
         if self.staging.exists():
             shutil.rmtree(self.staging)
         self.staging.mkdir(parents=True)
         self._dirs: set[Path] = {self.staging}
 
-    def _claim(self, rel_path: str) -> tuple[Path, Path]:
+    def _claim(self, rel_path: str) -> Path:
         if rel_path in self.report.paths:
             raise DuplicatePathError(f"two pages write {rel_path}")
         if rel_path.startswith("/") or ".." in rel_path.split("/"):
             raise DuplicatePathError(f"output path outside the site: {rel_path}")
         self.report.paths.add(rel_path)
-        target = self.staging / rel_path
-        if target.parent not in self._dirs:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(target.parent)
-        return target, self.out_dir / rel_path
+        return self.out_dir / rel_path
 
     def write(self, rel_path: str, data: bytes) -> None:
-        """Stage one file; an identical file from the previous build is kept as it was (same inode, same mtime)."""
-        target, previous = self._claim(rel_path)
+        """Stage one file, unless the previous build left the same bytes there."""
+        previous = self._claim(rel_path)
         try:
             if previous.stat().st_size == len(data) and previous.read_bytes() == data:
-                os.link(previous, target)
                 self.report.unchanged += 1
                 return
         except OSError:
             pass
+        target = self.staging / rel_path
+        if target.parent not in self._dirs:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(target.parent)
         target.write_bytes(data)
+        self._staged.append(rel_path)
         self.report.written += 1
 
     def keep(self, rel_path: str) -> bool:
-        """Stage the previous build's file unchanged, without rendering it; False when there is none."""
-        target, previous = self._claim(rel_path)
-        try:
-            os.link(previous, target)
-        except OSError:
-            self.report.paths.discard(rel_path)
-            return False
-        self.report.unchanged += 1
-        return True
+        """Keep the previous build's file without rendering it; False when there is none."""
+        previous = self._claim(rel_path)
+        if previous.is_file():
+            self.report.unchanged += 1
+            return True
+        self.report.paths.discard(rel_path)
+        return False
 
-    def commit(self) -> WriteReport:
-        """Swap the staged site in place of the old one."""
-        old_files = _relative_files(self.out_dir) if self.out_dir.exists() else set()
-        self.report.removed = len(old_files - self.report.paths)
-        backup = self.out_dir.with_name(f".{self.out_dir.name}.old")
-        if backup.exists():
-            shutil.rmtree(backup)
-        if self.out_dir.exists():
-            os.rename(self.out_dir, backup)
-        os.rename(self.staging, self.out_dir)
-        if backup.exists():
-            shutil.rmtree(backup)
+    def commit(self, previous_paths: set[str] | None = None) -> WriteReport:
+        """Apply the build: move staged files in, delete files no page wrote (``previous_paths`` or a walk)."""
+        if not self.out_dir.exists():
+            os.rename(self.staging, self.out_dir)
+            return self.report
+        old = previous_paths if previous_paths is not None else _relative_files(self.out_dir)
+        for rel_path in self._staged:
+            target = self.out_dir / rel_path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.staging / rel_path, target)
+        for rel_path in old - self.report.paths:
+            try:
+                (self.out_dir / rel_path).unlink()
+                self.report.removed += 1
+            except FileNotFoundError:
+                continue
+            _prune_empty_dirs((self.out_dir / rel_path).parent, self.out_dir)
+        shutil.rmtree(self.staging, ignore_errors=True)
         return self.report
 
     def abort(self) -> None:
         """Drop the staged files; the old site stays exactly as it was."""
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def _prune_empty_dirs(folder: Path, root: Path) -> None:
+    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def _relative_files(root: Path) -> set[str]:
