@@ -15,7 +15,7 @@ from .catalog.load import load_catalog
 from .errors import Problem, UserError
 from .pages import assets, context, seo
 from .pages.i18n import compile_locales
-from .incremental import EstimateStore, Manifest, code_digest, inputs_digest
+from .incremental import EstimateStore, Manifest, code_digest, estimator_digest, inputs_digest
 from .pages.deps import PageDependencies
 from .pages.plan import Page, plan_keys, plan_pages
 from .pages.render import Renderer
@@ -71,7 +71,8 @@ _STATE: dict[str, object] = {}
 
 
 def _init_worker(options: BuildOptions, results: Results) -> None:
-    _STATE["renderer"] = Renderer(options.templates_dir, options.locales_dir, assets.names(options.project))
+    _STATE["renderer"] = Renderer(options.templates_dir, options.locales_dir, assets.names(options.project),
+                                  options.out_dir.parent / ".cache" / "jinja")
     _STATE["results"] = results
     _STATE["options"] = options
 
@@ -151,8 +152,9 @@ def build(options: BuildOptions) -> BuildReport:
     if options.strict and report.warnings:
         raise UserError([Problem("build", "strict", w) for w in report.warnings])
     progress.stage("estimating")
-    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", code))
+    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()))
     results.pairs  # noqa: B018 - computed once before planning; workers inherit it
+    results.error_band  # noqa: B018 - likewise: the calibration report every pair page cites
     dependencies = PageDependencies(results, code)
     page_digests = {key: dependencies.digest(key) for key in plan_keys(catalog)}
     pages = plan_pages(catalog)

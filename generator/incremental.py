@@ -41,6 +41,13 @@ def code_digest(project: Path) -> str:
                   files_digest(list((project / "locales").rglob("*.po")), project))
 
 
+def estimator_digest() -> str:
+    """The estimator's code and bundled data: stored estimates stay valid while this is unchanged."""
+    files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts
+             and p.parent.name in ("estimate", "data")]
+    return digest(__version__, files_digest(files, GENERATOR_DIR))
+
+
 def inputs_digest(project: Path, code: str) -> str:
     """Everything a build reads: code plus every catalogue file."""
     return digest(code, files_digest(list((project / "catalog").rglob("*.yaml")), project))

@@ -48,7 +48,8 @@ class FastGettext:
         return translated % values if values else translated
 
 
-def make_environment(templates_dir: Path, catalogue: Translations, language: str) -> jinja2.Environment:
+def make_environment(templates_dir: Path, catalogue: Translations, language: str,
+                     cache_dir: Path | None = None) -> jinja2.Environment:
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
@@ -57,6 +58,7 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,
+        bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache_dir)) if cache_dir else None,
     )
     env.globals["_"] = FastGettext(catalogue)
     env.globals["L"] = translated_labels(catalogue.gettext)
@@ -67,9 +69,11 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
 class Renderer:
     """Renders pages in every language; templates compile once per process."""
 
-    def __init__(self, templates_dir: Path, locales_dir: Path, asset_names: dict[str, str]):
+    def __init__(self, templates_dir: Path, locales_dir: Path, asset_names: dict[str, str], cache_dir: Path | None = None):
         self.translations = {language: translations(locales_dir, language) for language in LANGUAGES}
-        self.environments = {language: make_environment(templates_dir, self.translations[language], language)
+        if cache_dir:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+        self.environments = {language: make_environment(templates_dir, self.translations[language], language, cache_dir)
                              for language in LANGUAGES}
         self.asset_names = asset_names
         self._templates: dict[tuple[str, str], jinja2.Template] = {}
