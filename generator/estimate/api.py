@@ -71,7 +71,11 @@ class Request:
 
 @dataclass(frozen=True)
 class Estimate:
-    """Everything the pages show for one request; bytes are integers, speeds tokens per second."""
+    """Everything the pages show for one request; bytes are integers, speeds tokens per second.
+
+    When the setup does not run (``runs`` False, verdict "no_fit") the speeds, ``ttft_s``, ``max_context_tokens``
+    and ``max_sequences`` are 0 meaning "not applicable", not a measured zero: show "—", not "0 tok/s". When it
+    runs, decode, prefill, batched speed and ``ttft_s`` are always positive."""
 
     file_size_bytes: int
     weights_bytes: int
@@ -91,9 +95,15 @@ class Estimate:
     batched_tokens_per_s: float
     assumptions: tuple[tuple[str, str], ...]
 
+    @property
+    def runs(self) -> bool:
+        """Whether the setup runs at all (on the GPU or with offload); False means the speeds are not applicable."""
+        return self.verdict != "no_fit"
+
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (offload as a dict, assumptions as a mapping)."""
+        """A JSON-ready dict (offload as a dict, assumptions as a mapping, plus ``runs``)."""
         out = {k: v for k, v in self.__dict__.items() if k not in ("offload", "assumptions")}
+        out["runs"] = self.runs
         out["offload"] = None if self.offload is None else dict(self.offload.__dict__)
         out["assumptions"] = dict(self.assumptions)
         return out
@@ -248,13 +258,11 @@ def _prepare(model: ModelSpec, quant: str, engine: str, kv_type: str, backend: s
 
 
 @cache
-def _speeds(work: speed.Workload, sdev: speed.SpeedDevice, depth: int, prompt: int, batch: int,
-            has_flops: bool) -> tuple[float, float, float, float]:
+def _speeds(work: speed.Workload, sdev: speed.SpeedDevice, depth: int, prompt: int,
+            batch: int) -> tuple[float, float, float, float]:
     """(decode, prefill, ttft, batched) tokens per second / seconds."""
     decode = speed.decode_tokens_per_s(work, sdev, depth=depth)
     batched = speed.batched_tokens_per_s(work, sdev, sequences=batch, depth=depth) if batch > 1 else decode
-    if not has_flops:
-        return decode, 0.0, 0.0, batched
     t = speed.prefill_s(work, sdev, prompt_tokens=prompt, depth=depth)
     return decode, prompt / t, t, batched
 
@@ -315,8 +323,9 @@ def _max_sequences(p: _Prepared, engine: str, context: int, usable: int, limit: 
 
 @cache
 def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
-    return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops or math.inf, device.backend,
-                             device.count, device.parallel, device.interconnect_bytes_per_s)
+    return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops, device.backend, device.count,
+                             device.parallel, device.interconnect_bytes_per_s,
+                             fp16_accumulate_doubles=device.fp16_accumulate_doubles)
 
 
 def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate:
@@ -342,7 +351,7 @@ def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate
         work = p.work if plan is None else replace(p.work, host_dense_bytes=plan.host_dense_bytes,
                                                    host_expert_bytes=plan.host_expert_bytes)
         decode, prefill, ttft, batched = _speeds(work, _speed_device(device), request.depth, request.prompt_tokens,
-                                                 max(1, max_seq), device.fp16_flops is not None)
+                                                 max(1, max_seq))
     return Estimate(p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total, final,
                     max_ctx, max_seq, plan, decode, prefill, ttft, batched,
                     _assumptions(model, device, request, p, final))
@@ -374,9 +383,20 @@ def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Pre
                  verdict: str) -> tuple[tuple[str, str], ...]:
     base = _assumption_base(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
                             p.source, p.overhead.assumptions, p.blocked, verdict == "offload")
-    if device.fp16_flops is None:
-        return base + (("speed.prefill", "not estimated: the catalogue has no FP16 tensor FLOPS for this GPU"),)
-    return base
+    return base + (("speed.prefill_flops", _flops_rule(device)),)
+
+
+@cache
+def _flops_rule(device: DeviceSpec) -> str:
+    """Which FP16 FLOPS figure prefill used, in words."""
+    c = speed.constants_for(device.backend)
+    flops = _speed_device(device).datasheet_flops(c)
+    doubled = " (× 2 for FP16-accumulate GEMMs on GeForce)" if device.fp16_accumulate_doubles else ""
+    if device.fp16_flops is not None:
+        return f"catalogued dense FP16 tensor {flops / 1e12:.1f} TFLOPS per GPU{doubled}"
+    return (f"no FP16 FLOPS catalogued: {c.flops_per_byte:.1f} FLOPs per byte/s × {device.bandwidth_bytes_per_s / 1e9:.0f}"
+            f" GB/s = {flops / 1e12:.1f} TFLOPS per GPU{doubled}, the {c.family} compute-to-bandwidth balance fitted "
+            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}")
 
 
 def quant_info(name: str) -> QuantInfo | None:

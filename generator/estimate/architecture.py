@@ -95,7 +95,7 @@ class Architecture:
     @property
     def n_layers(self) -> int:
         """Number of main (non-MTP) blocks."""
-        return sum(1 for layer in self.layers if not layer.mtp)
+        return len(self.main_layers)
 
     @cached_property
     def main_layers(self) -> tuple[Layer, ...]:

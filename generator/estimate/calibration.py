@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import re
 import statistics
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from . import speed
+from .device import geforce_rate
 from .speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
@@ -42,7 +44,7 @@ class GpuFacts:
 
     id: str
     bandwidth_gb_per_s: float
-    fp16_tflops: float
+    fp16_tflops: float | None  # None: no sourced figure; the family's fitted flops_per_byte stands in
     backend: str
     source: str
     note: str = ""
@@ -103,8 +105,8 @@ _RULE = ("bandwidth: TechPowerUp GPU database (read through the PyPI package dbg
          "(this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada)")
 _GEFORCE = "128 (GeForce: FP32 accumulate at half the FP16-accumulate rate)"
 _PRO = "256 (professional Ada/Ampere: FP32 accumulate at full rate)"
-_APPLE = ("Apple GPUs have no tensor cores; FP16 runs at the FP32 ALU rate, derived as GPU cores × 128 ALUs × 2 × "
-          "{clock} GHz (the rule hmc-tech.com uses for Apple GPUs, e.g. M2 10-core 3.58 TFLOPS); bandwidth {bw}")
+_APPLE = ("Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses "
+          "the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth {bw}")
 
 # Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure; the fit
 # script records in constants.GPU_SOURCES which one it used. Values marked "derived" follow the stated rule.
@@ -144,21 +146,22 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("a100-80gb-sxm", 2039.0, 312.0, "cuda",
              "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml",
              f"2039 GB/s, 312 dense BF16 TFLOPS ({_MEMO})"),
-    GpuFacts("h100-pcie", 2040.0, 756.0, "cuda", _TPU + "h100-pcie-80-gb.c3899",
-             "bandwidth TechPowerUp; 756 dense BF16 TFLOPS = half of NVIDIA's 1,513 with sparsity for H100 PCIe "
-             "(datasheet figure not re-read here; a catalogue entry supersedes it)"),
-    GpuFacts("apple-m1-7c-8gb", 68.25, 2.29, "metal", "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/",
-             _APPLE.format(clock="1.278", bw="derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none "
-                                             "for M1); 7-core GPU variant")),
-    GpuFacts("apple-m1-max-64gb", 400.0, 10.6, "metal",
+    GpuFacts("h100-pcie", 2000.0, 756.5, "cuda", "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
+             "NVIDIA H100 datasheet: BF16 tensor 1,513 TFLOPS with sparsity for H100 PCIe, dense = half (read in the "
+             "copy Lightning-AI/pytorch-lightning src/lightning/fabric/utilities/throughput.py, commit 0810121f: "
+             "1.513e15 / 2); bandwidth 2,000 GB/s as in catalog/gpus/h100-pcie.yaml (NVIDIA product brief "
+             "PB-11133-001). The catalogue entry supersedes both at fit time."),
+    GpuFacts("apple-m1-7c-8gb", 68.25, None, "metal", "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/",
+             _APPLE.format(bw="derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none for M1); "
+                              "7-core GPU variant")),
+    GpuFacts("apple-m1-max-64gb", 400.0, None, "metal",
              "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/",
-             _APPLE.format(clock="1.296", bw="400 GB/s (Apple)")),
-    GpuFacts("apple-m2-ultra-192gb", 800.0, 27.2, "metal", "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/",
-             _APPLE.format(clock="1.398", bw="800 GB/s (Apple); 76-core GPU variant (27.2 TFLOPS also in press "
-                                             "reports of Apple's launch, e.g. tekspecz.com)")),
-    GpuFacts("apple-m3-max-40c-64gb", 400.0, 14.2, "metal",
+             _APPLE.format(bw="400 GB/s (Apple)")),
+    GpuFacts("apple-m2-ultra-192gb", 800.0, None, "metal", "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/",
+             _APPLE.format(bw="800 GB/s (Apple); 76-core GPU variant")),
+    GpuFacts("apple-m3-max-40c-64gb", 400.0, None, "metal",
              "https://www.apple.com/newsroom/2023/10/apple-unveils-m3-m3-pro-and-m3-max-the-most-advanced-chips-for-a-personal-computer/",
-             _APPLE.format(clock="1.38", bw="400 GB/s (Apple, 40-core GPU M3 Max)")),
+             _APPLE.format(bw="400 GB/s (Apple, 40-core GPU M3 Max)")),
 )}
 
 
@@ -194,8 +197,7 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
         flops = entry.fp16_tensor_tflops
         note = "catalogue entry" if flops is not None else f"bandwidth from the catalogue; FP16 FLOPS: {fallback.note}"
         facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
-                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note,
-                                 entry.vendor == "nvidia" and entry.segment == "consumer")
+                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry))
     return facts
 
 
@@ -224,8 +226,14 @@ def llama_workload(model: str, quant: str, size_bytes: int) -> Workload:
 
 def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     """The calibration rig: llama-bench's default layer split across ``count`` GPUs."""
-    return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, facts.fp16_tflops * 1e12, facts.backend, count, "layer",
+    flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
+    return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
                        fp16_accumulate_doubles=facts.geforce)
+
+
+def without_flops(cases: Iterable[Case]) -> list[Case]:
+    """The cases as if no GPU had a FLOPS figure (what the flops_per_byte fallback is fitted and judged on)."""
+    return [dataclasses.replace(c, device=dataclasses.replace(c.device, fp16_flops=None)) for c in cases]
 
 
 @dataclass(frozen=True)

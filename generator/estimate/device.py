@@ -44,11 +44,19 @@ class DeviceSpec:
     unified: bool
     tdp_w: float | None
     interconnect_bytes_per_s: float | None = None
+    fp16_accumulate_doubles: bool = False  # GeForce: see ``geforce_rate``
 
     @property
     def per_gpu_usable_bytes(self) -> int:
         """Usable memory of one GPU."""
         return self.usable_memory_bytes // self.count
+
+
+def geforce_rate(gpu: Gpu) -> bool:
+    """True for NVIDIA GeForce cards, whose FP16 tensor rate with FP32 accumulate (the catalogued figure) is half
+    their FP16-accumulate rate (Ampere GA102 and Ada whitepapers); TITAN, workstation and datacenter parts run both
+    at one rate. llama.cpp's cuBLAS F16 GEMMs accumulate in FP16, so the speed model doubles the figure for these."""
+    return gpu.vendor == "nvidia" and "geforce" in gpu.name.lower()
 
 
 def usable_bytes(gpu: Gpu) -> tuple[int, str]:
@@ -74,5 +82,5 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         fp16_flops=gpu.fp16_tensor_tflops * 1e12 if gpu.fp16_tensor_tflops else None,
         fp8_flops=gpu.fp8_tensor_tflops * 1e12 if gpu.fp8_tensor_tflops else None,
         backend=gpu.backends[0], backends=tuple(gpu.backends), unified=gpu.unified_memory, tdp_w=gpu.tdp_w,
-        interconnect_bytes_per_s=link,
+        interconnect_bytes_per_s=link, fp16_accumulate_doubles=geforce_rate(gpu),
     )

@@ -20,6 +20,7 @@ Rules (bytes per parameter unless stated):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal, Protocol, Sequence
 
 Method = Literal["qlora", "lora", "full"]
@@ -70,15 +71,37 @@ class FinetuneEstimate:
     assumptions: tuple[tuple[str, str], ...]
 
 
+@dataclass(frozen=True)
+class _Sums:
+    """Per-architecture tensor sums, walked once (``_sums`` is cached on the hashable architecture)."""
+
+    params: int
+    quantized_params: int  # block matrices QLoRA stores in NF4
+    adapter_width: int  # Σ (in + out) over the adapted attention and dense/shared MLP matrices
+    expert_adapter_width: int  # the same over routed experts, each expert counted
+
+
+@cache
+def _sums(arch: ArchitectureLike) -> _Sums:
+    params = quantized = dense = experts = 0
+    for t in arch.tensors:
+        params += t.elements
+        if not t.is_matrix:
+            continue
+        if t.role in QUANTIZED_ROLES:
+            quantized += t.elements
+        width = (t.ne[0] + t.ne[1]) * (t.ne[2] if len(t.ne) > 2 else 1)
+        if t.role in ADAPTED_ROLES:
+            dense += width
+        elif t.role == "expert":
+            experts += width
+    return _Sums(params, quantized, dense, experts)
+
+
 def lora_params(arch: ArchitectureLike, rank: int, lora_experts: bool = False) -> int:
     """Adapter parameters: rank × (in + out) for every adapted matrix (each expert separately when included)."""
-    roles = ADAPTED_ROLES | ({"expert"} if lora_experts else set())
-    total = 0
-    for t in arch.tensors:
-        if t.role in roles and t.is_matrix:
-            copies = t.ne[2] if len(t.ne) > 2 else 1
-            total += rank * (t.ne[0] + t.ne[1]) * copies
-    return total
+    sums = _sums(arch)
+    return rank * (sums.adapter_width + (sums.expert_adapter_width if lora_experts else 0))
 
 
 def activation_bytes(arch: ArchitectureLike, seq_len: int, micro_batch: int) -> int:
@@ -91,11 +114,10 @@ def activation_bytes(arch: ArchitectureLike, seq_len: int, micro_batch: int) -> 
 
 
 def _base_weights(arch: ArchitectureLike, method: Method) -> int:
-    params = sum(t.elements for t in arch.tensors)
+    sums = _sums(arch)
     if method != "qlora":
-        return 2 * params
-    quantized = sum(t.elements for t in arch.tensors if t.role in QUANTIZED_ROLES and t.is_matrix)
-    return round(quantized * NF4_BITS_PER_PARAM / 8) + 2 * (params - quantized)
+        return 2 * sums.params
+    return round(sums.quantized_params * NF4_BITS_PER_PARAM / 8) + 2 * (sums.params - sums.quantized_params)
 
 
 def finetune_memory(model: object, method: Method, seq_len: int = 2048, micro_batch: int = 1, gpu_count: int = 1,
@@ -107,7 +129,7 @@ def finetune_memory(model: object, method: Method, seq_len: int = 2048, micro_ba
     arch: ArchitectureLike = getattr(model, "architecture", model)  # type: ignore[assignment]
     shards = gpu_count if zero_stage else 1
     full = method == "full"
-    trainable = sum(t.elements for t in arch.tensors) if full else lora_params(arch, lora_rank, lora_experts)
+    trainable = _sums(arch).params if full else lora_params(arch, lora_rank, lora_experts)
     base = _base_weights(arch, method)
     adapters = 0 if full else 2 * trainable
     weights = (base + adapters) // (gpu_count if zero_stage >= 3 else 1)

@@ -35,7 +35,9 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
     q = dequant_factor for block-quantised weights, 1 for 16-bit
     F = GEMM FLOPS: the dense FP16 tensor figure; on GeForce cards (``fp16_accumulate_doubles``) twice it,
         because llama.cpp's cuBLAS F16 GEMMs accumulate in FP16, which GeForce runs at double the
-        FP32-accumulate rate that datasheets list
+        FP32-accumulate rate that datasheets list. A GPU without a FLOPS figure (``fp16_flops`` None: every
+        Apple chip, cards whose datasheet rate was not sourced) gets F = flops_per_byte · BW, its family's
+        fitted compute-to-bandwidth balance (see ``BackendConstants.flops_per_byte``)
 
 Layer split across k GPUs runs the m micro-batches of one batch as a pipeline: ideally (m + k − 1)/(m·k) of
 the single-GPU time (llama.cpp pipeline parallelism, n_batch 2048 / n_ubatch 512); the fitted
@@ -99,7 +101,7 @@ class SpeedDevice:
     """Per-GPU bandwidth and FLOPS, how many GPUs and how the model is split across them."""
 
     bandwidth_bytes_per_s: float
-    fp16_flops: float
+    fp16_flops: float | None  # None: not catalogued; the family's flops_per_byte stands in
     backend: str
     gpu_count: int = 1
     parallel: Parallel = "layer"
@@ -108,10 +110,19 @@ class SpeedDevice:
     host_link_bytes_per_s: float = DEFAULT_HOST_LINK_BYTES_PER_S
     fp16_accumulate_doubles: bool = False
 
-    def gemm_flops(self) -> float:
+    def datasheet_flops(self, c: "BackendConstants") -> float:
+        """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
+        if self.fp16_flops is not None:
+            return self.fp16_flops
+        if c.flops_per_byte is None:
+            raise ValueError(f"no FP16 FLOPS for this GPU and no fitted flops_per_byte for {c.family}")
+        return c.flops_per_byte * self.bandwidth_bytes_per_s
+
+    def gemm_flops(self, c: "BackendConstants") -> float:
         """FLOPS of llama.cpp's F16 GEMMs on one GPU: cuBLAS accumulates in FP16, which GeForce cards run at twice
         their FP32-accumulate datasheet rate (``fp16_accumulate_doubles``; pro and datacenter parts run both alike)."""
-        return self.fp16_flops * (2.0 if self.fp16_accumulate_doubles and family(self.backend) == "cuda" else 1.0)
+        doubles = self.fp16_accumulate_doubles and family(self.backend) == "cuda"
+        return self.datasheet_flops(c) * (2.0 if doubles else 1.0)
 
     def kernel_bandwidth(self, c: "BackendConstants") -> float:
         """Bandwidth one GPU's decode kernels reach: η_bw of the datasheet figure, at most the backend's ceiling."""
@@ -133,6 +144,9 @@ class BackendConstants:
     attention_efficiency: float
     dequant_factor: float
     pipeline_efficiency: float
+    # Dense FP16 FLOPS per byte/s of datasheet bandwidth for GPUs without a FLOPS figure: the compute-to-bandwidth
+    # balance that best predicts this family's measured prefill rows with every GPU's FLOPS hidden (fit_constants).
+    flops_per_byte: float | None = None
     fitted: bool = True
 
     def assumptions(self) -> tuple[tuple[str, str], ...]:
@@ -148,6 +162,7 @@ class BackendConstants:
             ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),
             ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
             ("speed.pipeline_efficiency", f"{self.pipeline_efficiency:.3f}"),
+            ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),
         )
 
 
@@ -239,7 +254,7 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
 
 def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: int) -> float:
     """Compute time of one token at ``depth`` (the ceiling batched decode cannot beat)."""
-    flops = device.gemm_flops() * _tp(device)
+    flops = device.gemm_flops(c) * _tp(device)
     attn = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
     linear = work.linear_flops_per_token * (c.dequant_factor if work.quantized else 1.0)
     return linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
@@ -291,7 +306,7 @@ def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = 
         compute, memory, fixed = _ubatch_parts(work, device, c, UBATCH_TOKENS)
         if compute >= memory:  # compute-bound micro-batches: sum in closed form (attention adds to compute)
             keys = sum(g.flops_per_key * _keys(depth, full * UBATCH_TOKENS, g.window_tokens) for g in work.attention)
-            total += full * (compute + fixed) + keys / (c.attention_efficiency * device.gemm_flops() * _tp(device))
+            total += full * (compute + fixed) + keys / (c.attention_efficiency * device.gemm_flops(c) * _tp(device))
         else:
             total += sum(_ubatch_s(work, device, c, depth + i * UBATCH_TOKENS, UBATCH_TOKENS) for i in range(full))
     return total * _pipeline_factor(device, c, prompt_tokens)
@@ -301,7 +316,7 @@ def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, toke
     """(linear compute, weight streaming, fixed costs) of one micro-batch; attention is added by the caller."""
     n = _tp(device)
     linear = work.linear_flops_per_token * tokens * (c.dequant_factor if work.quantized else 1.0)
-    compute = linear / (c.compute_efficiency * device.gemm_flops() * n)
+    compute = linear / (c.compute_efficiency * device.gemm_flops(c) * n)
     share = _expert_share(work, tokens)
     on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
     memory = on_gpu / (device.kernel_bandwidth(c) * n)
@@ -314,7 +329,7 @@ def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, toke
 def _ubatch_s(work: Workload, device: SpeedDevice, c: BackendConstants, start: int, tokens: int) -> float:
     compute, memory, fixed = _ubatch_parts(work, device, c, tokens)
     attn = sum(g.flops_per_key * _keys(start, tokens, g.window_tokens) for g in work.attention)
-    return max(compute + attn / (c.attention_efficiency * device.gemm_flops() * _tp(device)), memory) + fixed
+    return max(compute + attn / (c.attention_efficiency * device.gemm_flops(c) * _tp(device)), memory) + fixed
 
 
 def _keys(start: int, tokens: int, window: int | None) -> float:

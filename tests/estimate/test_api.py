@@ -166,3 +166,46 @@ def test_more_memory_never_shortens_the_context(name, gib, factor):
     small = api.estimate(s, device(gib), api.Request(quant="Q4_K_M"))
     large = api.estimate(s, device(gib * factor), api.Request(quant="Q4_K_M"))
     assert large.max_context_tokens >= small.max_context_tokens and large.max_sequences >= small.max_sequences
+
+
+def test_no_fit_is_explicit_and_speeds_are_not_applicable():
+    e = api.estimate(spec(LLAMA_8B), device(5, backend="metal", unified=True), api.Request())
+    assert e.verdict == "no_fit" and not e.runs and e.as_dict()["runs"] is False
+    assert (e.decode_tokens_per_s, e.prefill_tokens_per_s, e.ttft_s, e.max_context_tokens) == (0, 0, 0, 0)
+    assert api.estimate(spec(LLAMA_8B), device(24), api.Request()).runs
+
+
+@pytest.mark.parametrize("backend", ["cuda", "metal", "rocm", "vulkan"])
+def test_gpu_without_flops_still_gets_prefill_and_says_how(backend):
+    bare = dataclasses.replace(device(24, backend=backend), fp16_flops=None)
+    e = api.estimate(spec(LLAMA_8B), bare, api.Request())
+    assert e.runs and e.prefill_tokens_per_s > 0 and e.ttft_s > 0
+    assert e.ttft_s == pytest.approx(4096 / e.prefill_tokens_per_s)
+    c = api.speed.constants_for(backend)
+    rule = dict(e.assumptions)["speed.prefill_flops"]
+    # 1000 GB/s × flops_per_byte FLOPs per byte/s = flops_per_byte TFLOPS
+    assert "no FP16 FLOPS catalogued" in rule and f"= {c.flops_per_byte:.1f} TFLOPS" in rule
+    rated = api.estimate(spec(LLAMA_8B), device(24, backend=backend), api.Request())
+    assert "catalogued dense FP16 tensor 150.0 TFLOPS" in dict(rated.assumptions)["speed.prefill_flops"]
+
+
+def test_geforce_cards_run_f16_gemms_at_twice_the_datasheet_rate():
+    pro = device(24)
+    geforce = dataclasses.replace(pro, fp16_accumulate_doubles=True)
+    prompt = api.Request(prompt_tokens=512)
+    assert api.estimate(spec(LLAMA_8B), geforce, prompt).prefill_tokens_per_s > \
+        1.5 * api.estimate(spec(LLAMA_8B), pro, prompt).prefill_tokens_per_s
+    assert "× 2 for FP16-accumulate" in dict(api.estimate(spec(LLAMA_8B), geforce, prompt).assumptions)[
+        "speed.prefill_flops"]
+
+
+def test_every_catalogue_gpu_that_runs_a_model_gets_positive_speeds():
+    from pathlib import Path
+
+    from generator.catalog.load import load_catalog
+    catalog = load_catalog(Path("catalog"))
+    model = api.model_spec(catalog.models["llama-3.1-8b"])
+    for gpu in catalog.gpus.values():
+        e = api.estimate(model, device_spec(gpu), api.Request())
+        assert not e.runs or min(e.decode_tokens_per_s, e.prefill_tokens_per_s, e.ttft_s,
+                                 e.batched_tokens_per_s) > 0, gpu.id

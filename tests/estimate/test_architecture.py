@@ -111,3 +111,21 @@ def test_unusable_configs_name_the_field(change, field):
 def test_config_must_be_an_object():
     with pytest.raises(ConfigError):
         parse_hf_config(["not", "a", "config"])  # type: ignore[arg-type]
+
+
+def test_gemma4_global_layers_share_k_and_v():
+    # Gemma 4 31B text_config (catalog/models/gemma-4-31b.yaml): 50 sliding layers (16 KV heads × 256) and 10 global
+    # layers (4 KV heads × 512) whose V is the K projection (attention_k_eq_v; mlx-lm gemma4_text.py builds no v_proj).
+    cfg = {"model_type": "gemma4_text", "hidden_size": 5376, "intermediate_size": 21504, "num_hidden_layers": 60,
+           "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 256, "global_head_dim": 512,
+           "num_global_key_value_heads": 4, "attention_k_eq_v": True, "sliding_window": 1024,
+           "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 10, "vocab_size": 262144,
+           "tie_word_embeddings": True, "max_position_embeddings": 262144}
+    h = 5376
+    sliding = h * 32 * 256 * 2 + h * 16 * 256 * 2 + 3 * h * 21504
+    full = h * 32 * 512 * 2 + h * 4 * 512 + 3 * h * 21504
+    matrices = 262144 * h + 50 * sliding + 10 * full  # 30.70 B; norms add ~0.001 %
+    arch = parse_hf_config(cfg)
+    assert arch.total_params() == pytest.approx(matrices, rel=1e-4)
+    separate_v = parse_hf_config({**cfg, "attention_k_eq_v": False})
+    assert separate_v.total_params() - arch.total_params() == 10 * h * 4 * 512

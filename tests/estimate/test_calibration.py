@@ -66,3 +66,20 @@ def test_physical_ranges() -> None:
         for name in fit_constants.EFFICIENCIES:
             assert 0 < getattr(c, name) <= 1, name
         assert c.launch_s >= 0 and c.launch_per_layer_s >= 0 and c.dequant_factor > 0
+
+
+def test_fallback_flops_are_sourced_or_absent() -> None:
+    fallback = calibration.FALLBACK_GPUS
+    assert fallback["h100-pcie"].fp16_tflops == 1513 / 2  # NVIDIA datasheet: 1,513 with sparsity, dense is half
+    assert "nvidia-tensor-core-gpu-datasheet" in fallback["h100-pcie"].source
+    apple = [f for i, f in fallback.items() if i.startswith("apple")]
+    assert apple and all(f.fp16_tflops is None and f.backend == "metal" for f in apple)  # Apple publishes none
+
+
+def test_flops_balance_is_fitted_on_hidden_flops() -> None:
+    cases = calibration.speed_cases(calibration.load_measurements(), calibration.gpu_facts())
+    hidden = calibration.without_flops(cases)
+    assert all(c.device.fp16_flops is None for c in hidden) and len(hidden) == len(cases)
+    for c in constants.CONSTANTS.values():
+        assert c.flops_per_byte is not None and 1 < c.flops_per_byte < 1000  # FLOPs per byte/s of bandwidth
+    assert constants.CONSTANTS["metal"].compute_efficiency == 1.0  # absorbed by the balance (no Apple FLOPS)

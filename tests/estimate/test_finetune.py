@@ -79,3 +79,28 @@ def test_lora_base_is_16_bit() -> None:
 def test_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError):
         finetune.finetune_memory(ARCH, "lora", seq_len=0)
+
+
+class CountingArch:
+    """ARCH's shapes, counting how often the tensor list is walked (hashable by identity)."""
+
+    hidden_size, vocab_size, n_layers = 100, 1000, 1
+
+    def __init__(self) -> None:
+        self.walks = 0
+
+    @property
+    def tensors(self) -> tuple[T, ...]:
+        self.walks += 1
+        return ARCH.tensors
+
+
+def test_per_architecture_sums_are_computed_once() -> None:
+    arch = CountingArch()
+    first = finetune.finetune_memory(arch, "qlora", lora_rank=8)
+    walks = arch.walks
+    assert walks > 0 and first == finetune.finetune_memory(ARCH, "qlora", lora_rank=8)
+    for method in ("qlora", "lora", "full"):
+        for rank in (8, 16, 64):
+            finetune.finetune_memory(arch, method, seq_len=4096, lora_rank=rank, lora_experts=rank == 64)
+    assert arch.walks == walks

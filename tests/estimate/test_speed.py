@@ -63,8 +63,26 @@ def test_dequant_factor_applies_to_quantized_weights_only() -> None:
 
 def test_geforce_gemm_rate_doubles_on_cuda_only() -> None:
     geforce = dataclasses.replace(DEV, fp16_accumulate_doubles=True)
-    assert geforce.gemm_flops() == 200e12
-    assert dataclasses.replace(geforce, backend="metal").gemm_flops() == 100e12
+    assert geforce.gemm_flops(C) == 200e12
+    assert dataclasses.replace(geforce, backend="metal").gemm_flops(C) == 100e12
+
+
+def test_missing_flops_use_the_family_balance() -> None:
+    # No FLOPS figure: F = 50 FLOPs per byte/s × 1e12 B/s = 5e13, half of DEV's 1e14, so the compute-bound
+    # prefill of the hand-computed case (20.48 + 13.1328 ms of compute) takes twice as long.
+    balanced = dataclasses.replace(C, flops_per_byte=50.0)
+    bare = dataclasses.replace(DEV, fp16_flops=None)
+    assert bare.gemm_flops(balanced) == 5e13
+    expected = 2 * (512 * 2e9 / 5e13 + 131_328 * 1e6 / 1e13) + 2e-3
+    assert speed.prefill_s(WORK, bare, balanced, prompt_tokens=512) == pytest.approx(expected)
+    with pytest.raises(ValueError):
+        bare.gemm_flops(C)  # no figure and no fitted balance: refuse rather than guess
+
+
+def test_fitted_families_carry_a_flops_balance() -> None:
+    for backend in ("cuda", "metal", "rocm", "vulkan"):
+        c = speed.constants_for(backend)
+        assert c.flops_per_byte is not None and c.flops_per_byte > 0
 
 
 def test_layer_split_adds_no_decode_speed_and_pipelines_prefill() -> None:
