@@ -1,7 +1,8 @@
-"""Short labels for codes the estimator returns, translated once per language (templates look them up)."""
+"""Short labels for codes the estimator and the catalogue use, translated once per language (templates look them up)."""
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from markupsafe import Markup, escape
@@ -14,17 +15,113 @@ def N_(message: str) -> str:
 
 VERDICT = {"fits": N_("Fits with margin"), "tight": N_("Fits tightly"), "offload": N_("Runs with offload"),
            "no_fit": N_("Does not fit")}
+# Lower-case verdicts for use inside a sentence.
+VERDICT_PHRASE = {"fits": N_("fits with margin"), "tight": N_("fits tightly"), "offload": N_("only with offload"),
+                  "no_fit": N_("does not fit")}
 FINETUNE = {"qlora": N_("QLoRA (4-bit base)"), "lora": N_("LoRA (16-bit base)"), "full": N_("Full fine-tuning")}
 ROLE = {"fastest": N_("Best single GPU"), "value": N_("Best value"), "older": N_("Used or older option"),
         "apple": N_("Apple unified memory"), "cloud": N_("Cheapest cloud")}
 MIXER = {"full": N_("full attention"), "mla": N_("multi-head latent attention"), "linear": N_("linear attention"),
          "mamba": "Mamba-2", "sliding": N_("sliding-window attention"), "chunked": N_("chunked attention"),
          "none": N_("MLP only")}
+BILLING = {"per-second": N_("per second"), "per-minute": N_("per minute"), "hourly": N_("hourly"),
+           "monthly": N_("monthly")}
+TIER = {"on-demand": N_("on demand"), "spot": N_("spot"), "community": N_("community"), "secure": N_("secure"),
+        "reserved": N_("reserved"), "serverless": N_("serverless")}
+PRICE_KIND = {"msrp": N_("launch list price"), "street": N_("street price")}
+BACKEND = {"cuda": "CUDA", "rocm": "ROCm", "metal": "Metal", "vulkan": "Vulkan", "sycl": "SYCL", "cann": "CANN",
+           "musa": "MUSA", "other": N_("other backends")}
+SEGMENT = {"consumer": N_("consumer"), "workstation": N_("workstation"), "datacenter": N_("data centre"),
+           "unified": N_("unified memory")}
+DTYPE = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32"}
+# Catalogue field names as the source list shows them.
+FIELD = {"config": N_("configuration"), "context_length": N_("context length"), "total_params": N_("parameters"),
+         "active_params": N_("active parameters"), "license": N_("licence"), "release_date": N_("release date"),
+         "memory_bytes": N_("memory"), "usable_memory_bytes": N_("usable memory"), "memory_type": N_("memory type"),
+         "bandwidth_gb_per_s": N_("bandwidth"), "tdp_w": "TDP", "launch_date": N_("launch date"),
+         "price_usd": N_("price"), "fp16_tensor_tflops": N_("FP16 tensor FLOPS"),
+         "fp8_tensor_tflops": N_("FP8 tensor FLOPS"), "int8_tensor_tops": N_("INT8 tensor TOPS"),
+         "interconnect": N_("interconnect"), "gguf": N_("GGUF files"), "ollama": N_("Ollama tags")}
+ASSUMPTION = {
+    "engine": N_("Inference engine"), "kv_type": N_("KV cache type"), "quant": N_("Quantization"),
+    "weights": N_("Weight size"), "sequences": N_("KV cache sizing"), "device.usable": N_("Usable memory"),
+    "verdict.tight": N_("“Fits tightly” when"), "weights.token_embd": N_("Token embedding table"),
+    "offload": N_("Offload order"), "blocked": N_("Not possible"),
+    "runtime.compute_buffer": N_("Compute buffer"), "runtime.context": N_("Backend context"),
+    "runtime.gpu_memory_utilization": N_("vLLM memory utilisation"), "runtime.activation_peak": N_("Activation peak"),
+    "runtime.non_torch": N_("Memory outside PyTorch"), "runtime.cuda_graphs": N_("CUDA graphs"),
+    "speed.family": N_("Speed constants fitted for"), "speed.bandwidth_efficiency": N_("Bandwidth efficiency"),
+    "speed.bandwidth_ceiling_gb_per_s": N_("Bandwidth ceiling (GB/s)"),
+    "speed.kv_efficiency": N_("KV cache read efficiency"), "speed.launch_s": N_("Kernel launch time (s)"),
+    "speed.split_s": N_("Layer split cost (s)"), "speed.compute_efficiency": N_("Compute efficiency"),
+    "speed.attention_efficiency": N_("Attention efficiency"), "speed.dequant_factor": N_("Dequantization factor"),
+    "speed.pipeline_efficiency": N_("Pipeline efficiency"),
+    "speed.flops_per_byte": N_("FLOPs per byte/s without catalogued FLOPS"),
+    "speed.prefill_flops": N_("Prefill compute"),
+}
+# Estimator assumption texts with their numbers and backend names replaced by %(a)s, %(b)s, … (see ``localise``).
+ASSUMPTION_TEXT = frozenset({
+    N_("computed per tensor"), N_("published GGUF size"), N_("KV cache sized for sequences × context tokens"),
+    N_("whole memory (engine context counted separately)"), N_("catalogue usable_memory_bytes"),
+    N_("Apple GPU working set %(a)s/%(b)s of unified memory"), N_("kept in system RAM by llama.cpp"),
+    N_("margin below max(%(a)s of usable, %(b)s GiB)"),
+    N_("experts, then layers, to system RAM until %(a)s MiB stay free; system RAM assumed %(b)s GiB at %(c)s GB/s"),
+    N_("%(a)s MiB + KQ mask %(b)s B × %(c)s × KV cells (flash attention, n_ubatch %(d)s)"),
+    N_("%(a)s MiB backend context (%(b)s × %(c)s MiB, Ollama MinimumMemory)"),
+    N_("%(a)s (not fitted: borrowed from CUDA)"), N_("%(a)s + %(b)s × layers"),
+    N_("%(a)s per extra GPU (layer split)"),
+    N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
+    N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
+    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
+       "compute-to-bandwidth balance fitted on measured llama.cpp prefill"),
+    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "
+       "FP16-accumulate GEMMs on GeForce), the %(e)s compute-to-bandwidth balance fitted on measured llama.cpp prefill"),
+    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
+       "compute-to-bandwidth balance fitted on measured llama.cpp prefill (borrowed from CUDA)"),
+    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "
+       "FP16-accumulate GEMMs on GeForce), the %(e)s compute-to-bandwidth balance fitted on measured llama.cpp "
+       "prefill (borrowed from CUDA)"),
+})
+# A placeholder: a stand-alone number (with an optional percent sign) or a lower-case backend name.
+_SLOT = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?(?:e[-+]\d+)?%?|cuda|rocm|metal|other)(?![\w])")
+_PROSE = re.compile(r"[A-Za-z]{3,}[ ,:;(]+[A-Za-z]{2,}")
+_NAMES = "abcdefghijklmnop"
+
+
+def _slot_text(slot: str, gettext: Callable[[str], str], decimal: str) -> str:
+    if slot in BACKEND:
+        return gettext(BACKEND[slot])
+    number = slot.rstrip("%").replace(".", decimal)
+    if not slot.endswith("%"):
+        return number
+    return f"{number}\u00a0%" if decimal == "," else f"{number}%"
+
+
+def localise(value: str, gettext: Callable[[str], str], decimal: str) -> tuple[str, bool]:
+    """An assumption text in the page's language, and whether that worked (False: the estimator's English text).
+
+    Numbers and backend names are lifted out and the remaining sentence is looked up in ``ASSUMPTION_TEXT``;
+    a value without prose (``llama.cpp``, ``0.910``) only gets the locale's decimal sign.
+    """
+    slots = _SLOT.findall(value)
+    if len(slots) > len(_NAMES):
+        return value, False
+    names = iter(_NAMES)
+    template = _SLOT.sub(lambda m: f"%({next(names)})s", value)
+    shown = {name: _slot_text(slot, gettext, decimal) for name, slot in zip(_NAMES, slots)}
+    if template in ASSUMPTION_TEXT:
+        return gettext(template) % shown, True
+    if not _PROSE.search(_SLOT.sub(" ", value)):
+        names = iter(_NAMES)
+        return _SLOT.sub(lambda m: shown[next(names)], value), True
+    return value, False
 
 
 def translated_labels(gettext: Callable[[str], str]) -> dict[str, dict[str, str]]:
     """Every label table in one language, plus ready-made verdict badges."""
-    tables = {"verdict": VERDICT, "finetune": FINETUNE, "role": ROLE, "mixer": MIXER}
+    tables = {"verdict": VERDICT, "verdict_phrase": VERDICT_PHRASE, "finetune": FINETUNE, "role": ROLE,
+              "mixer": MIXER, "billing": BILLING, "tier": TIER, "price_kind": PRICE_KIND, "backend": BACKEND,
+              "segment": SEGMENT}
     labels = {name: {code: gettext(text) for code, text in table.items()} for name, table in tables.items()}
     labels["badge"] = {code: Markup(f'<span class="badge v-{code}">{escape(text)}</span>')
                        for code, text in labels["verdict"].items()}

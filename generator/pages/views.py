@@ -11,7 +11,7 @@ from ..estimate import api, cost, finetune
 from ..estimate.api import Estimate, Request
 from ..estimate.device import device_spec
 from ..results import FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
-from . import charts, commands
+from . import charts, commands, labels
 from markupsafe import Markup
 
 from .i18n import Formatter
@@ -19,6 +19,7 @@ from .i18n import Formatter
 HOURS_PER_MONTH = 730
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 FINETUNE_METHODS = ("qlora", "lora", "full")
+FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,13 @@ def context_steps(model: Model) -> tuple[int, ...]:
     return (*steps, model.context_length)
 
 
-def _source_rows(entries: list[tuple[str, Model | Gpu]]) -> list[dict[str, Any]]:
+def _source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str], str]) -> list[dict[str, Any]]:
     rows = []
     for what, entry in entries:
         for source in entry.sources:
             link = source.url.startswith("http")
-            rows.append({"what": f"{what} ({', '.join(source.fields)})", "url": source.url, "link": link,
+            fields = ", ".join(gettext(labels.FIELD[f]) if f in labels.FIELD else f for f in source.fields)
+            rows.append({"what": f"{what} ({fields})", "url": source.url, "link": link,
                          "host": urlparse(source.url).netloc if link else source.url, "read": source.read})
     return rows
 
@@ -100,29 +102,34 @@ def _context_view(results: Results, model_id: str, gpu_id: str, quant: str, lang
 
 
 def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], name: Callable[[str, str], str]) -> list[dict[str, Any]]:
-    return [{"path": pair_path(language, m, g), "name": name(m, g), "verdict": results.pairs[(m, g)].estimate.verdict}
-            for m, g in pairs]
+    return [{"path": pair_path(language, m, g), "name": name(m, g), "verdict": results.pairs[(m, g)].estimate.verdict,
+             "quant": results.pairs[(m, g)].quant, "estimate": results.pairs[(m, g)].estimate} for m, g in pairs]
 
 
 def _nearest(items: list[str], current: str, count: int) -> list[str]:
-    """Up to ``count`` neighbours of ``current`` in a sorted list, wrapping around: stable, varied cross-links."""
-    if current not in items or len(items) <= 1:
-        return [i for i in items if i != current][:count]
+    """Up to ``count`` nearest neighbours of ``current`` in a sorted list, alternating above and below."""
     at = items.index(current)
-    picked = [items[(at + offset) % len(items)] for offset in range(1, len(items))]
+    picked = []
+    for step in range(1, len(items)):
+        picked += [items[i] for i in (at + step, at - step) if 0 <= i < len(items)]
+        if len(picked) >= count:
+            break
     return picked[:count]
 
 
 def related_links(results: Results, model_id: str, gpu_id: str, language: str) -> dict[str, Any]:
-    """This model on other GPUs (similar memory first) and other models on this GPU (similar size first)."""
+    """This model on other GPUs (similar memory first), other models on this GPU (similar size first) and the
+    largest models that fit on this GPU."""
     catalog = results.catalog
-    gpus_by_memory = sorted(catalog.gpus, key=lambda g: (catalog.gpus[g].memory_bytes, g))
-    models_by_size = sorted(catalog.models, key=lambda m: (catalog.models[m].total_params, m))
-    other_gpus = _nearest(gpus_by_memory, gpu_id, 12)
-    other_models = _nearest(models_by_size, model_id, 12)
+    other_gpus = _nearest(results.gpus_by_memory, gpu_id, 12)
+    other_models = _nearest(results.models_by_size, model_id, 12)
+    runs_here = [m for m in reversed(results.models_by_size)
+                 if m != model_id and results.pairs[(m, gpu_id)].estimate.verdict in ("fits", "tight")]
     return {
         "other_gpus": _link_rows(results, language, [(model_id, g) for g in other_gpus], lambda m, g: catalog.gpus[g].name),
         "other_models": _link_rows(results, language, [(m, gpu_id) for m in other_models], lambda m, g: catalog.models[m].name),
+        "largest_here": _link_rows(results, language, [(m, gpu_id) for m in runs_here[:FITTING_SHOWN]],
+                                   lambda m, g: catalog.models[m].name),
     }
 
 
@@ -147,6 +154,73 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
                      "suggestion": suggestion[1] if suggestion else None,
                      "suggestion_path": gpu_path(language, suggestion[0]) if suggestion else None})
     return rows
+
+
+def assumption_rows(estimate: Estimate, lang: Lang) -> list[dict[str, Any]]:
+    """The estimator's assumptions with translated labels; a text the label tables miss keeps its English words."""
+    decimal = lang.fmt.number(0.5, 1)[1]
+    rows = []
+    for key, value in estimate.assumptions:
+        text, translated = labels.localise(value, lang.gettext, decimal)
+        rows.append({"key": key, "label": lang.gettext(labels.ASSUMPTION[key]) if key in labels.ASSUMPTION else key,
+                     "value": text, "english": not translated and lang.code != "en"})
+    return rows
+
+
+def native_precision(model: Model, spec: Any) -> str | None:
+    """The precision the checkpoint is published in (BF16, FP8, MXFP4), from its config."""
+    if spec.native_format in ("mxfp4", "fp8"):
+        return spec.native_format.upper()
+    dtype = model.config.get("torch_dtype") or model.config.get("dtype")
+    return labels.DTYPE.get(str(dtype)) if dtype else None
+
+
+def about_model(model: Model, spec: Any) -> dict[str, Any]:
+    """Catalogue facts of a model: maker, licence, release, repository, native precision, published files."""
+    return {"org": model.org, "family": model.family, "license": model.license, "release_date": model.release_date,
+            "hf_repo": model.hf_repo, "hf_url": f"https://huggingface.co/{model.hf_repo}",
+            "native": native_precision(model, spec),
+            "gguf": [{"repo": r.repo, "url": f"https://huggingface.co/{r.repo}", "read": r.read,
+                      "files": sorted(({"quant": f.quant, "size_bytes": f.size_bytes} for f in r.files),
+                                      key=lambda f: -f["size_bytes"])} for r in model.gguf],
+            "ollama": [{"tag": t.tag, "quant": t.quant, "size_bytes": t.size_bytes} for t in model.ollama]}
+
+
+def about_gpu(gpu: Gpu) -> dict[str, Any]:
+    """Catalogue facts of a GPU: memory, bandwidth, compute, power, launch, price and backends."""
+    gib = gpu.memory_bytes / 2**30
+    return {"gpu": gpu, "backends": list(gpu.backends),
+            "usd_per_gib": gpu.price_usd / gib if gpu.price_usd else None,
+            "gb_s_per_gib": gpu.bandwidth_gb_per_s / gib,
+            "fp16_per_gb_s": gpu.fp16_tensor_tflops * 1000 / gpu.bandwidth_gb_per_s if gpu.fp16_tensor_tflops else None}
+
+
+def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang: Lang) -> dict[str, Any]:
+    """Numbers that reason about this pair: context per GiB of margin, bandwidth ceiling, the model's fastest GPU."""
+    spec, device = results.models[model_id], results.devices[gpu_id]
+    kv_per_token = results.kv_per_1k(model_id) / 1024
+    fits = e.verdict in ("fits", "tight")
+    insight: dict[str, Any] = {
+        "tokens_per_gib": int(2**30 / kv_per_token) if kv_per_token else None,
+        "margin_tokens": int(e.margin_bytes / kv_per_token) if kv_per_token and fits and e.margin_bytes > 0 else None,
+        "shortfall_bytes": max(0, e.total_bytes - e.usable_bytes),
+        "shortfall_ratio": e.total_bytes / e.usable_bytes - 1 if e.usable_bytes and not fits else None,
+        "dense": spec.active_params >= spec.total_params,
+        "active_share": spec.active_params / spec.total_params,
+        "ceiling": None, "fastest": None, "is_fastest": False}
+    if fits and insight["dense"] and device.count == 1 and e.weights_bytes:
+        ceiling = device.bandwidth_bytes_per_s / e.weights_bytes
+        insight["ceiling"] = {"ms_per_token": 1000 / ceiling, "tokens_per_s": ceiling,
+                              "share": e.decode_tokens_per_s / ceiling}
+    best = next((g for role, g, _ in results.recommendations(model_id) if role == "fastest"), None)
+    if best == gpu_id:
+        insight["is_fastest"] = True
+    elif best and e.runs:
+        top = results.pairs[(model_id, best)]
+        insight["fastest"] = {"gpu": results.catalog.gpus[best], "path": pair_path(lang.code, model_id, best),
+                              "quant": top.quant, "decode": top.estimate.decode_tokens_per_s,
+                              "ratio": e.decode_tokens_per_s / top.estimate.decode_tokens_per_s}
+    return insight
 
 
 def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
@@ -185,13 +259,18 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         view["rent_vs_buy"] = {
             "price_usd": gpu.price_usd, "usd_per_kwh": cost.DEFAULT_USD_PER_KWH, "hours_per_month": HOURS_PER_MONTH,
             "power_usd_per_month": cost.power_usd_per_hour(gpu.tdp_w) * HOURS_PER_MONTH,
-            "breakeven_months": cost.break_even_months(gpu.price_usd, rent, gpu.tdp_w) if rent else None}
+            "breakeven_months": cost.break_even_months(gpu.price_usd, rent, gpu.tdp_w) if rent else None,
+            "owned": _owned(gpu.price_usd, gpu.tdp_w, e) if e.runs else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["commands"] = pair_commands(results, key, pick.quant, e)
     view["recommended"] = recommended_hardware(results, key.model, lang.code)
     view["architecture"] = architecture_facts(results, key.model)
+    view["about_model"] = about_model(model, spec)
+    view["about_gpu"] = about_gpu(gpu)
+    view["insight"] = pair_insight(results, key.model, key.gpu, e, lang)
+    view["assumptions"] = assumption_rows(e, lang)
     view["error_band"] = results.error_band
-    view["sources"] = _source_rows([(model.name, model), (gpu.name, gpu)])
+    view["sources"] = _source_rows([(model.name, model), (gpu.name, gpu)], _)
     view.update(related_links(results, key.model, key.gpu, lang.code))
     view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
                            _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
@@ -199,6 +278,15 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["description"] = _pair_description(model, gpu, pick.quant, e, lang)
     view["modified"] = _latest_read(model, gpu)
     return view
+
+
+def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
+    """Own the GPU for three years at full load: cost per hour and per 1M tokens, energy and speed per dollar."""
+    owned = cost.owned_cost(price_usd, tdp_w)
+    return {"months": cost.DEFAULT_AMORTISATION_MONTHS, "usd_per_hour": owned.usd_per_hour,
+            "usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, owned.usd_per_hour),
+            "joules_per_token": tdp_w / e.decode_tokens_per_s,
+            "tokens_per_s_per_100_usd": e.decode_tokens_per_s * 100 / price_usd}
 
 
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
@@ -234,20 +322,28 @@ def architecture_facts(results: Results, model_id: str) -> dict[str, Any]:
 
 def _pair_title(model: Model, gpu: Gpu, quant: str, e: Estimate, lang: Lang) -> str:
     _ = lang.gettext
-    return _("%(model)s on %(gpu)s: %(need)s at %(quant)s, %(speed)s tok/s") % {
-        "model": model.name, "gpu": gpu.name, "need": lang.fmt.gib(e.total_bytes, 1), "quant": quant,
-        "speed": lang.fmt.sig(e.decode_tokens_per_s, 3)}
+    values = {"model": model.name, "gpu": gpu.name, "need": lang.fmt.gib(e.total_bytes, 1), "quant": quant,
+              "speed": lang.fmt.sig(e.decode_tokens_per_s, 3)}
+    if not e.runs:
+        return _("%(model)s on %(gpu)s: does not fit, needs %(need)s at %(quant)s") % values
+    return _("%(model)s on %(gpu)s: %(need)s at %(quant)s, %(speed)s tok/s") % values
 
 
 def _pair_description(model: Model, gpu: Gpu, quant: str, e: Estimate, lang: Lang) -> str:
     _ = lang.gettext
-    verdict = {"fits": _("fits with margin"), "tight": _("fits tightly"), "offload": _("needs system-RAM offload"),
-               "no_fit": _("does not fit")}[e.verdict]
+    values = {"model": model.name, "gpu": gpu.name, "quant": quant, "need": lang.fmt.gib(e.total_bytes),
+              "usable": lang.fmt.gib(e.usable_bytes), "speed": lang.fmt.sig(e.decode_tokens_per_s, 3),
+              "ttft": lang.fmt.sig(e.ttft_s, 2), "ctx": lang.fmt.number(e.max_context_tokens),
+              "short": lang.fmt.gib(max(0, e.total_bytes - e.usable_bytes))}
+    if not e.runs:
+        return _("%(model)s does not fit on %(gpu)s, not even with system-RAM offload: %(quant)s needs %(need)s at 8K "
+                 "context, %(short)s more than the %(usable)s this GPU offers.") % values
+    if e.verdict == "offload":
+        return _("%(model)s runs on %(gpu)s only with system-RAM offload: %(quant)s needs %(need)s of %(usable)s at "
+                 "8K context, about %(speed)s tok/s decode, %(ttft)s s to first token.") % values
+    values["verdict"] = _(labels.VERDICT_PHRASE[e.verdict])
     return _("%(model)s %(verdict)s on %(gpu)s: %(quant)s needs %(need)s of %(usable)s at 8K context, "
-             "about %(speed)s tok/s decode, %(ttft)s s to first token, max context %(ctx)s.") % {
-        "model": model.name, "verdict": verdict, "gpu": gpu.name, "quant": quant, "need": lang.fmt.gib(e.total_bytes),
-        "usable": lang.fmt.gib(e.usable_bytes), "speed": lang.fmt.sig(e.decode_tokens_per_s, 3),
-        "ttft": lang.fmt.sig(e.ttft_s, 2), "ctx": lang.fmt.number(e.max_context_tokens)}
+             "about %(speed)s tok/s decode, %(ttft)s s to first token, max context %(ctx)s.") % values
 
 
 def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
@@ -262,12 +358,12 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "setups": results.cheapest_setups(key.model),
         "finetune": [{"method": m, "est": results.finetune(key.model, m), "gpu": results.finetune_gpu(key.model, m)}
                      for m in FINETUNE_METHODS],
-        "architecture": architecture_facts(results, key.model),
+        "architecture": architecture_facts(results, key.model), "about_model": about_model(model, spec),
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
                    "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
         "fits_count": sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight")),
-        "sources": _source_rows([(model.name, model)]),
+        "sources": _source_rows([(model.name, model)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
         "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
@@ -289,8 +385,8 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                   key=lambda r: (RANK[r["estimate"].verdict], -r["estimate"].decode_tokens_per_s, r["model"].id))
     fitting = sum(1 for r in rows if r["estimate"].verdict in ("fits", "tight"))
     return {
-        "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting,
-        "offers": offer_rows(results, key.gpu), "sources": _source_rows([(gpu.name, gpu)]),
+        "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting, "about_gpu": about_gpu(gpu),
+        "offers": offer_rows(results, key.gpu), "sources": _source_rows([(gpu.name, gpu)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(gpu.name, gpu_path(lang.code, gpu.id))],
         "title": _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
         "description": _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K context.") % {

@@ -1,0 +1,60 @@
+"""Assumption texts and catalogue codes in the page language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.catalog.load import load_catalog
+from generator.pages import labels
+from generator.pages.i18n import compile_locales, translations
+from generator.results import Results, matrix_quants
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def german():
+    compile_locales(ROOT / "locales")
+    return translations(ROOT / "locales", "de").gettext
+
+
+def test_numbers_are_lifted_out_translated_around_and_put_back_with_the_locale_decimal_sign(german):
+    text, ok = labels.localise("margin below max(10% of usable, 1 GiB)", german, ",")
+    assert ok and text == "Reserve unter max(10\u00a0% des nutzbaren Speichers, 1 GiB)"
+    text, ok = labels.localise("1.00e-07 + 9.10e-05 × layers", german, ",")
+    assert ok and text == "1,00e-07 + 9,10e-05 × Schichten"
+
+
+def test_codes_stay_and_backend_names_get_their_label(german):
+    assert labels.localise("Q4_K_M", german, ",") == ("Q4_K_M", True)
+    assert labels.localise("llama.cpp", german, ",") == ("llama.cpp", True)
+    assert labels.localise("0.910", german, ",") == ("0,910", True)
+    assert labels.localise("rocm (not fitted: borrowed from CUDA)", german, ",") == (
+        "ROCm (nicht eigens angepasst: von CUDA übernommen)", True)
+
+
+def test_unknown_prose_is_reported_not_passed_off_as_translated(german):
+    assert labels.localise("a brand new rule of 3 GiB", german, ",") == ("a brand new rule of 3 GiB", False)
+
+
+def test_every_assumption_of_the_fixture_catalogue_has_a_german_text(german):
+    results = Results(load_catalog(ROOT / "tests" / "fixtures" / "project" / "catalog"))
+    missing = set()
+    for (model_id, gpu_id), pick in results.pairs.items():
+        estimates = [pick.estimate, *(results.quant_estimate(model_id, gpu_id, q) for q in matrix_quants(results.models[model_id]))]
+        for estimate in estimates:
+            for key, value in estimate.assumptions:
+                if key not in labels.ASSUMPTION or not labels.localise(value, german, ",")[1]:
+                    missing.add((key, value))
+    assert not missing
+
+
+def test_every_catalogue_code_has_a_label():
+    from generator.catalog import schema
+    assert set(labels.BILLING) == set(schema.Billing.__args__)
+    assert set(labels.TIER) == set(schema.Tier.__args__)
+    assert set(labels.BACKEND) == set(schema.Backend.__args__)
+    assert set(labels.SEGMENT) == set(schema.Segment.__args__)
+    assert {"msrp", "street"} == set(labels.PRICE_KIND)
