@@ -270,7 +270,13 @@ class Results:
         """The estimator's measured error per kind on the bundled calibration data."""
         return calibration.accuracy_report()
 
-    constants_table = property(lambda self: constants_table())
+    @cached_property
+    def constants_table(self) -> list[dict]:
+        """The fitted speed constants, one row per backend and constant, for the methodology page."""
+        return [{"backend": family, "name": name, "value": value}
+                for family, constants in sorted(fitted.CONSTANTS.items())
+                for name, value in vars(constants).items() if isinstance(value, float)]
+
     calibration_date = "2024-05-31"  # newest llama.cpp build in the bundled measurements (May 2024)
 
     @cached_property
@@ -300,9 +306,3 @@ def _reference_device(catalog: Catalog) -> DeviceSpec:
     base = device_spec(max(cuda, key=lambda g: (g.memory_bytes, g.id)))
     return replace(base, memory_bytes=2**50, usable_memory_bytes=2**50)
 
-
-def constants_table() -> list[dict]:
-    """The fitted speed constants, one row per backend and constant, for the methodology page."""
-    return [{"backend": family, "name": name, "value": value}
-            for family, constants in sorted(fitted.CONSTANTS.items())
-            for name, value in vars(constants).items() if isinstance(value, float)]

@@ -43,7 +43,7 @@ def _sitemap(pages: list[Page], language: str, base_url: str) -> bytes:
 def site_files(catalog: Catalog, pages: list[Page], base_url: str) -> list[tuple[str, bytes]]:
     """Sitemap index, one sitemap per language, robots.txt and the root page."""
     del catalog
-    index = [f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    index = ['<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     index += [f"<sitemap><loc>{escape(base_url)}{language}/sitemap.xml</loc></sitemap>" for language in LANGUAGES]
     index.append("</sitemapindex>\n")
     files = [("sitemap.xml", "\n".join(index).encode()),

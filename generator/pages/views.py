@@ -7,9 +7,9 @@ from typing import Any, Callable
 from urllib.parse import urlparse
 
 from ..catalog.schema import Gpu, Model
-from ..estimate import api, cost, finetune
+from ..estimate import api, cost
 from ..estimate.api import Estimate, Request
-from ..estimate.device import device_spec
+from ..estimate.fit import on_gpu_verdict
 from ..results import FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands, labels
 from markupsafe import Markup
@@ -142,12 +142,11 @@ def _latest_read(*entries: Model | Gpu) -> str:
 
 
 def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) -> list[dict[str, Any]]:
-    spec, device = results.models[model_id], results.devices[gpu_id]
+    device = results.devices[gpu_id]
     rows = []
     for method in FINETUNE_METHODS:
         est = results.finetune(model_id, method)
-        verdict = "fits" if est.total_bytes <= device.usable_memory_bytes * 0.9 else (
-            "tight" if est.total_bytes <= device.usable_memory_bytes else "no_fit")
+        verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
         suggestion = results.finetune_gpu(model_id, method)
         rows.append({"method": method, "est": est, "verdict": verdict, "seq_len": FINETUNE_SEQ_LEN,
                      "grads_optimizer_bytes": est.gradients_bytes + est.optimizer_bytes,
@@ -225,7 +224,7 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
 
 def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     """The model-on-GPU report."""
-    _, fmt = lang.gettext, lang.fmt
+    _ = lang.gettext
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
     spec, device = results.models[key.model], results.devices[key.gpu]
     pick = results.pairs[(key.model, key.gpu)]
