@@ -207,15 +207,17 @@ def _scaled(w: Weights, factor: float) -> Weights:
 
 def _attention_groups(arch: Architecture, layout: KvLayout) -> tuple[speed.AttentionGroup, ...]:
     flops: dict[int | None, float] = {}
+    heads: dict[int | None, int] = {}
     for layer in arch.main_layers:
         if layer.attention in ("full", "mla", "sliding", "chunked"):
             key = layer.window if layer.attention in ("sliding", "chunked") else None
             flops[key] = flops.get(key, 0.0) + 2.0 * layer.n_heads * (layer.head_dim_k + layer.value_dim)
+            heads[key] = heads.get(key, 0) + layer.n_heads
     groups = []
     if layout.full_bytes_per_token:
-        groups.append(speed.AttentionGroup(layout.full_bytes_per_token, flops.get(None, 0.0), None))
+        groups.append(speed.AttentionGroup(layout.full_bytes_per_token, flops.get(None, 0.0), None, heads.get(None, 0)))
     for b, window in layout.windowed:
-        groups.append(speed.AttentionGroup(b, flops.get(window, 0.0), window))
+        groups.append(speed.AttentionGroup(b, flops.get(window, 0.0), window, heads.get(window, 0)))
     return tuple(groups)
 
 

@@ -218,7 +218,8 @@ def llama_workload(model: str, quant: str, size_bytes: int) -> Workload:
         dense_weight_bytes=size_bytes - round(embedding * EMBEDDING_BPW[quant] / 8),
         linear_flops_per_token=2.0 * (m.params - embedding),
         n_layers=m.n_layers,
-        attention=(AttentionGroup(kv_per_token, 4.0 * m.n_layers * m.n_heads * m.head_dim),),
+        attention=(AttentionGroup(kv_per_token, 4.0 * m.n_layers * m.n_heads * m.head_dim,
+                                  heads=m.n_layers * m.n_heads),),
         quantized=quant not in UNQUANTIZED,
         hidden_size=m.hidden_size,
     )

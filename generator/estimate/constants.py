@@ -10,16 +10,16 @@ from __future__ import annotations
 from .speed import BackendConstants
 
 CONSTANTS: dict[str, BackendConstants] = {
-    'cuda': BackendConstants('cuda', bandwidth_efficiency=0.9103448454915676, bandwidth_ceiling_bytes_per_s=1065780453232.0636, kv_efficiency=0.40606864532472575, launch_s=1e-07, launch_per_layer_s=9.1038718675335e-05, split_s=0.00023805177082959165, compute_efficiency=0.43103155909196933, attention_efficiency=0.08532833181898676, dequant_factor=1.3851821556682387, pipeline_efficiency=0.9079262981753142, flops_per_byte=190.04864332597646),
-    'metal': BackendConstants('metal', bandwidth_efficiency=0.8262218214092736, bandwidth_ceiling_bytes_per_s=2708792237536.64, kv_efficiency=0.11020881436735364, launch_s=1e-07, launch_per_layer_s=0.00017773771935352124, split_s=0.00023805177082959165, compute_efficiency=1.0, attention_efficiency=0.5915936406170084, dequant_factor=1.2055168270182863, pipeline_efficiency=0.9079262981753142, flops_per_byte=24.49346886359227),
+    'cuda': BackendConstants('cuda', bandwidth_efficiency=0.9103448454915676, bandwidth_ceiling_bytes_per_s=1065780453232.0636, kv_efficiency=0.40606864532472575, launch_s=1e-07, launch_per_layer_s=9.1038718675335e-05, split_s=0.00023805177082959165, compute_efficiency=0.4528614068254849, attention_efficiency=1.0, dequant_factor=1.0, pipeline_efficiency=0.7838248819519467, flops_per_byte=196.96370646985673, dequant_bytes_per_weight=3.4060122145219873, score_bytes=28.46901116218242),
+    'metal': BackendConstants('metal', bandwidth_efficiency=0.8262218214092736, bandwidth_ceiling_bytes_per_s=2708792237536.64, kv_efficiency=0.11020881436735364, launch_s=1e-07, launch_per_layer_s=0.00017773771935352124, split_s=0.00023805177082959165, compute_efficiency=1.0, attention_efficiency=1.0, dequant_factor=1.1866635922177267, pipeline_efficiency=0.7838248819519467, flops_per_byte=23.57758064532318, dequant_bytes_per_weight=0.0, score_bytes=0.0),
 }
 
 HOLDOUT_GPUS: tuple[str, ...] = ('a100-80gb-sxm', 'apple-m1-max-64gb', 'l40s', 'rtx-3080-ti', 'rtx-4070-ti', 'rtx-5000-ada')
 
 # (kind, rows, median |error|, worst |error|, share within ±30 %)
-FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 398, 0.0513, 0.6877, 0.9774), ('prefill_tps', 398, 0.1654, 16.4644, 0.7035))
-HOLDOUT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.3886, 17.2875, 0.4583))
-FLOPS_FALLBACK_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.4756, 20.3559, 0.3125))
+FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 398, 0.0513, 0.6877, 0.9774), ('prefill_tps', 398, 0.147, 16.2913, 0.7889))
+HOLDOUT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.2247, 16.9753, 0.5625))
+FLOPS_FALLBACK_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 96, 0.0779, 0.7695, 0.8333), ('prefill_tps', 96, 0.4126, 20.9121, 0.2812))
 
 # Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.
 GPU_SOURCES: dict[str, str] = {

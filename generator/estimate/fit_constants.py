@@ -9,7 +9,9 @@ Nelder–Mead search in log-parameter space; no row is special-cased. A second f
 ``flops_per_byte`` (the FLOPS that stand in for a GPU without a FLOPS figure) is fitted last, on the family's
 prefill rows with every GPU's FLOPS hidden and the other constants held; a family where no calibration GPU has a
 FLOPS figure (Metal: Apple publishes none) fits it together with the other prefill constants, with
-``compute_efficiency`` fixed at 1 because the two are then one product.
+``compute_efficiency`` fixed at 1 because the two are then one product, and the bandwidth-bound prefill traffic
+(``dequant_bytes_per_weight``, ``score_bytes``) fixed at 0 because, with FLOPS proportional to bandwidth, it is one
+term with ``dequant_factor`` and ``attention_efficiency``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import statistics
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -29,14 +30,17 @@ CONSTANTS_PATH = Path(__file__).resolve().parent / "constants.py"
 LOSS_SCALE = 0.1  # soft-L1 turns from quadratic to linear at 10 % error
 DECODE_FIELDS = ("bandwidth_efficiency", "bandwidth_ceiling_bytes_per_s", "kv_efficiency", "launch_s",
                  "launch_per_layer_s", "split_s")
-PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor", "pipeline_efficiency")
+PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor", "dequant_bytes_per_weight",
+                  "score_bytes", "pipeline_efficiency")
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
 EFFICIENCIES = ("bandwidth_efficiency", "kv_efficiency", "compute_efficiency", "attention_efficiency",
                 "pipeline_efficiency")
+FACTORS = ("dequant_factor",)
+UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes")  # see fit_family  # extra work per quantised FLOP: a factor below 1 is not physical
 START = BackendConstants("start", bandwidth_efficiency=0.8, bandwidth_ceiling_bytes_per_s=1.5e12, kv_efficiency=0.3,
                          launch_s=1e-3, launch_per_layer_s=3e-5, split_s=2e-4, compute_efficiency=0.4,
-                         attention_efficiency=0.05, dequant_factor=1.3, pipeline_efficiency=0.7,
-                         flops_per_byte=100.0)
+                         attention_efficiency=0.5, dequant_factor=1.05, pipeline_efficiency=0.8,
+                         flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0)
 FLOOR = 1e-7  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
 
@@ -84,6 +88,9 @@ def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float]) -> 
     for name in EFFICIENCIES:
         if name in values:
             values[name] = min(values[name], 1.0)  # an efficiency above 1 is not physical
+    for name in FACTORS:
+        if name in values:
+            values[name] = max(values[name], 1.0)
     return dataclasses.replace(c, **values)
 
 
@@ -118,8 +125,10 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START) 
         start = _fit_fields(rated, start, usable(PREFILL_FIELDS))
         start = _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"])
     elif prefill:
-        start = dataclasses.replace(start, compute_efficiency=1.0)
-        fields = [f for f in usable(PREFILL_FIELDS) if f != "compute_efficiency"] + ["flops_per_byte"]
+        # With F = flops_per_byte × bandwidth for every GPU, traffic over the bandwidth is indistinguishable from
+        # FLOPs over F: the dequantisation and score traffic fold into dequant_factor and attention_efficiency.
+        start = dataclasses.replace(start, compute_efficiency=1.0, dequant_bytes_per_weight=0.0, score_bytes=0.0)
+        fields = [f for f in usable(PREFILL_FIELDS) if f not in UNRATED_FIXED] + ["flops_per_byte"]
         start = _fit_fields(prefill, start, fields)
     return start
 

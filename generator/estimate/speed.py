@@ -30,18 +30,27 @@ Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
 Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` tokens:
 
-    t = max(F_lin·q / (η_c·F) + F_attn / (η_attn·F), weights / B) + t_launch + t_split
+    t = max(F_lin·q / (η_c·F) + F_attn / (η_attn·F), weights / B) + (κ·N_q + σ·S) / BW + t_launch + t_split
     F_attn = Σ_groups flops_per_key · Σ_positions min(position + 1, window)
+    S = Σ_groups heads · Σ_positions min(position + 1, window)      (attention scores, one per query, key and head)
     q = dequant_factor for block-quantised weights, 1 for 16-bit
+    N_q = block-quantised weights the micro-batch touches; κ = dequant_bytes_per_weight: memory traffic per such
+        weight per micro-batch (llama.cpp's CUDA backend expands quantised weights to an F16 copy before its cuBLAS
+        GEMMs at batch sizes above 32: read the blocks, write and re-read two bytes per weight)
+    σ = score_bytes: memory traffic per attention score (without flash attention the KQ scores are written in F32,
+        scaled, masked and soft-maxed in place and read again by the KQ·V product)
+    BW = datasheet bandwidth: these passes are streaming kernels, bandwidth-bound, and run one after the other
     F = GEMM FLOPS: the dense FP16 tensor figure; on GeForce cards (``fp16_accumulate_doubles``) twice it,
         because llama.cpp's cuBLAS F16 GEMMs accumulate in FP16, which GeForce runs at double the
         FP32-accumulate rate that datasheets list. A GPU without a FLOPS figure (``fp16_flops`` None: every
         Apple chip, cards whose datasheet rate was not sourced) gets F = flops_per_byte · BW, its family's
         fitted compute-to-bandwidth balance (see ``BackendConstants.flops_per_byte``)
 
-Layer split across k GPUs runs the m micro-batches of one batch as a pipeline: ideally (m + k − 1)/(m·k) of
-the single-GPU time (llama.cpp pipeline parallelism, n_batch 2048 / n_ubatch 512); the fitted
-``pipeline_efficiency`` is the share of that ideal gain realised. Tensor parallel divides weight, KV and FLOPs
+Layer split across k GPUs runs the m = ⌈p / ubatch⌉ micro-batches of the prompt as a pipeline: ideally
+(m + k − 1)/(m·k) of the single-GPU time. llama.cpp's pipeline parallelism (4 in-flight copies of the inputs)
+does not synchronise between the n_batch chunks of one prompt (llama-bench waits once, after the last chunk),
+so the pipeline stays full across them; the fitted ``pipeline_efficiency`` is the share of that ideal gain
+realised. Tensor parallel divides weight, KV and FLOPs
 by the GPU count and adds two all-reduces of the hidden state per layer (ALL_REDUCE_LATENCY_S each plus ring
 transfer over the interconnect; an assumption — the calibration data has no tensor-parallel rows).
 Offloaded weights (``host_*_bytes``) are read at system-RAM bandwidth in decode and cross the host link once
@@ -60,7 +69,6 @@ from typing import Literal
 Parallel = Literal["layer", "tensor"]
 
 UBATCH_TOKENS = 512  # llama.cpp default n_ubatch: weights are read once per micro-batch
-BATCH_TOKENS = 2048  # llama.cpp default n_batch: the unit a layer-split pipeline overlaps
 # Dual-channel DDR5-5600: 2 channels × 8 bytes × 5600 MT/s (JEDEC JESD79-5 data rate); a typical desktop.
 DEFAULT_HOST_BANDWIDTH_BYTES_PER_S = 2 * 8 * 5600e6
 # PCIe 4.0 x16 per direction: 16 GT/s × 16 lanes × 128/130 encoding / 8 bits (PCI-SIG PCIe 4.0 base spec).
@@ -71,11 +79,12 @@ ALL_REDUCE_LATENCY_S = 20e-6
 
 @dataclass(frozen=True)
 class AttentionGroup:
-    """Attention layers of one kind: their KV bytes per cached token and FLOPs per (query, key) pair."""
+    """Attention layers of one kind: their KV bytes per cached token, FLOPs and scores per (query, key) pair."""
 
     kv_bytes_per_token: int
     flops_per_key: float
     window_tokens: int | None = None
+    heads: int = 0  # query heads summed over the group's layers: attention scores per (query, key) pair
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,10 @@ class BackendConstants:
     # Dense FP16 FLOPS per byte/s of datasheet bandwidth for GPUs without a FLOPS figure: the compute-to-bandwidth
     # balance that best predicts this family's measured prefill rows with every GPU's FLOPS hidden (fit_constants).
     flops_per_byte: float | None = None
+    # Prefill memory traffic (bandwidth-bound passes, datasheet bandwidth): bytes per block-quantised weight per
+    # micro-batch (dequantisation to F16 before the GEMMs) and bytes per attention score (materialised KQ scores).
+    dequant_bytes_per_weight: float = 0.0
+    score_bytes: float = 0.0
     fitted: bool = True
 
     def assumptions(self) -> tuple[tuple[str, str], ...]:
@@ -305,31 +318,60 @@ def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = 
     if full:
         compute, memory, fixed = _ubatch_parts(work, device, c, UBATCH_TOKENS)
         if compute >= memory:  # compute-bound micro-batches: sum in closed form (attention adds to compute)
-            keys = sum(g.flops_per_key * _keys(depth, full * UBATCH_TOKENS, g.window_tokens) for g in work.attention)
-            total += full * (compute + fixed) + keys / (c.attention_efficiency * device.gemm_flops(c) * _tp(device))
+            total += full * (compute + fixed) + sum(_attention_parts(work, device, c, depth, full * UBATCH_TOKENS))
         else:
             total += sum(_ubatch_s(work, device, c, depth + i * UBATCH_TOKENS, UBATCH_TOKENS) for i in range(full))
     return total * _pipeline_factor(device, c, prompt_tokens)
 
 
 def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, tokens: int) -> tuple[float, float, float]:
-    """(linear compute, weight streaming, fixed costs) of one micro-batch; attention is added by the caller."""
+    """(linear compute, weight streaming, additive costs) of one micro-batch; attention is added by the caller.
+
+    The additive costs are the dequantisation traffic, host transfers, launches, layer hand-overs and all-reduces."""
     n = _tp(device)
     linear = work.linear_flops_per_token * tokens * (c.dequant_factor if work.quantized else 1.0)
     compute = linear / (c.compute_efficiency * device.gemm_flops(c) * n)
     share = _expert_share(work, tokens)
     on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
     memory = on_gpu / (device.kernel_bandwidth(c) * n)
+    dequant = c.dequant_bytes_per_weight * quantized_weights_touched(work, share) / (device.bandwidth_bytes_per_s * n)
     # Host-resident weights travel to the GPU once per micro-batch (llama.cpp offloads big batches to the GPU).
     host = (work.host_dense_bytes + work.host_expert_bytes * share) / device.host_link_bytes_per_s
-    fixed = host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
+    fixed = dequant + host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
     return compute, memory, fixed
+
+
+def quantized_weights_touched(work: Workload, expert_share: float) -> float:
+    """Block-quantised matmul weights a micro-batch uses: dense ones plus the touched share of the experts.
+
+    Counted from the bytes at the model's mean bytes per active weight (active bytes / active parameters)."""
+    if not work.quantized or work.linear_flops_per_token <= 0:
+        return 0.0
+    routed = min(work.experts_per_token, work.n_experts) / work.n_experts if work.n_experts > 0 else 0.0
+    active_bytes = work.dense_weight_bytes + work.expert_weight_bytes * routed
+    if active_bytes <= 0:
+        return 0.0
+    touched = work.dense_weight_bytes + work.expert_weight_bytes * expert_share
+    return touched * (work.linear_flops_per_token / 2) / active_bytes
+
+
+def _attention_parts(work: Workload, device: SpeedDevice, c: BackendConstants, start: int,
+                     tokens: int) -> tuple[float, float]:
+    """(FLOPs time, score traffic time) of the attention of positions start..start+tokens−1."""
+    n = _tp(device)
+    flops = scores = 0.0
+    for g in work.attention:
+        keys = _keys(start, tokens, g.window_tokens)
+        flops += g.flops_per_key * keys
+        scores += g.heads * keys
+    return (flops / (c.attention_efficiency * device.gemm_flops(c) * n),
+            c.score_bytes * scores / (device.bandwidth_bytes_per_s * n))
 
 
 def _ubatch_s(work: Workload, device: SpeedDevice, c: BackendConstants, start: int, tokens: int) -> float:
     compute, memory, fixed = _ubatch_parts(work, device, c, tokens)
-    attn = sum(g.flops_per_key * _keys(start, tokens, g.window_tokens) for g in work.attention)
-    return max(compute + attn / (c.attention_efficiency * device.gemm_flops(c) * _tp(device)), memory) + fixed
+    attention, scores = _attention_parts(work, device, c, start, tokens)
+    return max(compute + attention, memory) + scores + fixed
 
 
 def _keys(start: int, tokens: int, window: int | None) -> float:
@@ -344,12 +386,12 @@ def _keys(start: int, tokens: int, window: int | None) -> float:
 
 
 def _pipeline_factor(device: SpeedDevice, c: BackendConstants, prompt_tokens: int) -> float:
-    """Layer split: k GPUs overlap the m micro-batches of one batch, ideally (m + k − 1)/(m·k) of the serial time;
+    """Layer split: k GPUs overlap the m micro-batches of the prompt, ideally (m + k − 1)/(m·k) of the serial time;
     the fitted pipeline efficiency says how much of that ideal gain is realised."""
     k = device.gpu_count if device.parallel == "layer" else 1
     if k == 1:
         return 1.0
-    m = math.ceil(min(prompt_tokens, BATCH_TOKENS) / UBATCH_TOKENS)
+    m = math.ceil(prompt_tokens / UBATCH_TOKENS)
     ideal = (m + k - 1) / (m * k)
     return 1.0 - c.pipeline_efficiency * (1.0 - ideal)
 

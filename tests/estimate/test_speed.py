@@ -61,6 +61,31 @@ def test_dequant_factor_applies_to_quantized_weights_only() -> None:
     assert extra == pytest.approx(512 * 2e9 / 5e13)  # the linear part once more (factor 2)
 
 
+def test_dequant_traffic_is_bandwidth_bound_and_per_quantized_weight() -> None:
+    # κ = 4 bytes per weight: 1e9 quantised weights (2e9 linear FLOPs / 2) × 4 B / 1e12 B/s = 4 ms per micro-batch,
+    # on top of the compute-bound time; 16-bit weights pay nothing.
+    traffic = dataclasses.replace(C, dequant_factor=1.0, dequant_bytes_per_weight=4.0)
+    quantized = dataclasses.replace(WORK, quantized=True)
+    assert speed.prefill_s(quantized, DEV, traffic, 1024) - speed.prefill_s(WORK, DEV, traffic, 1024) \
+        == pytest.approx(2 * 4e-3)
+    # MoE: only the touched share of the experts is expanded (one expert of four: 1e9 dense + 4e9 × ¼ expert bytes
+    # hold the 1e9 active weights, 0.5 weights per byte; one token touches ¼ of the experts, a big batch all).
+    moe = dataclasses.replace(quantized, expert_weight_bytes=4 * 10**9, experts_per_token=1, n_experts=4)
+    assert speed.quantized_weights_touched(moe, 0.25) == pytest.approx(1e9)
+    assert speed.quantized_weights_touched(moe, 1.0) == pytest.approx(5e9 * 0.5)
+    assert speed.quantized_weights_touched(WORK, 1.0) == 0.0
+
+
+def test_score_traffic_grows_with_the_keys_attended() -> None:
+    # σ = 20 bytes per score, 100 heads: Σ keys of 512 tokens from depth 0 = 131,328 → 131,328 × 100 × 20 B / 1e12.
+    scored = dataclasses.replace(C, score_bytes=20.0)
+    work = dataclasses.replace(WORK, attention=(AttentionGroup(1000, 1e6, heads=100),))
+    extra = speed.prefill_s(work, DEV, scored, 512) - speed.prefill_s(work, DEV, C, 512)
+    assert extra == pytest.approx(131_328 * 100 * 20 / 1e12)
+    deeper = speed.prefill_s(work, DEV, scored, 512, depth=4096) - speed.prefill_s(work, DEV, C, 512, depth=4096)
+    assert deeper > 8 * extra  # every token now also scores the 4096 cached keys
+
+
 def test_geforce_gemm_rate_doubles_on_cuda_only() -> None:
     geforce = dataclasses.replace(DEV, fp16_accumulate_doubles=True)
     assert geforce.gemm_flops(C) == 200e12
@@ -91,6 +116,9 @@ def test_layer_split_adds_no_decode_speed_and_pipelines_prefill() -> None:
     one = speed.prefill_s(WORK, DEV, C, 2048)
     # m = 4 micro-batches on k = 2 GPUs: (4 + 1) / 8 of the serial time, plus the split cost per micro-batch.
     assert speed.prefill_s(WORK, two, C, 2048) == pytest.approx((one + 4 * 5e-4) * 5 / 8)
+    # The pipeline runs on across n_batch (2048-token) chunks: 8 micro-batches of a 4096-token prompt, (8 + 1) / 16.
+    long = speed.prefill_s(WORK, DEV, C, 4096)
+    assert speed.prefill_s(WORK, two, C, 4096) == pytest.approx((long + 8 * 5e-4) * 9 / 16)
 
 
 def test_tensor_parallel_scales_minus_communication() -> None:
@@ -143,5 +171,7 @@ def test_monotone(bw: float, factor: float, depth: int, extra: int, seqs: int) -
 @pytest.mark.parametrize("flops", [1e12, 1e16])  # memory-bound and compute-bound micro-batches
 def test_prefill_closed_form_matches_per_microbatch_sum(flops: float) -> None:
     dev = dataclasses.replace(DEV, fp16_flops=flops)
-    parts = sum(speed._ubatch_s(WORK, dev, C, 100 + i * 512, 512) for i in range(4)) + speed._ubatch_s(WORK, dev, C, 2148, 50)
-    assert speed.prefill_s(WORK, dev, C, prompt_tokens=2098, depth=100) == pytest.approx(parts)
+    c = dataclasses.replace(C, dequant_bytes_per_weight=3.0, score_bytes=20.0)
+    work = dataclasses.replace(WORK, quantized=True, attention=(AttentionGroup(1000, 1e6, heads=100),))
+    parts = sum(speed._ubatch_s(work, dev, c, 100 + i * 512, 512) for i in range(4)) + speed._ubatch_s(work, dev, c, 2148, 50)
+    assert speed.prefill_s(work, dev, c, prompt_tokens=2098, depth=100) == pytest.approx(parts)
