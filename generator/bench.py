@@ -14,10 +14,10 @@ from pathlib import Path
 from .build import BuildOptions, build
 
 
-def _timed(options: BuildOptions) -> tuple[float, int, int]:
+def _timed(options: BuildOptions) -> tuple[float, int, int, dict[str, float]]:
     start = time.monotonic()
     report = build(options)
-    return time.monotonic() - start, report.pages, report.written
+    return time.monotonic() - start, report.pages, report.written, report.stages
 
 
 def _edit_one_price(catalog: Path) -> str:
@@ -38,14 +38,15 @@ def main(project: Path = Path(".")) -> int:
         for part in ("catalog", "templates", "locales"):
             shutil.copytree(project / part, copy / part)
         options = BuildOptions(project=copy, out_dir=copy / "site", quiet=True)
-        full, pages, _ = _timed(options)
-        noop, _, noop_written = _timed(options)
+        full, pages, _, stages = _timed(options)
+        noop, _, noop_written, _ = _timed(options)
         gpu = _edit_one_price(copy / "catalog")
-        edit, _, edit_written = _timed(options)
+        edit, _, edit_written, _ = _timed(options)
         sizes = [p.stat().st_size for p in (copy / "site").rglob("*.html")]
     peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     print(f"pages:              {pages}")
     print(f"full build:         {full:.1f} s ({pages / full:.0f} pages/s)")
+    print(f"  stages:           {', '.join(f'{name} {seconds:.1f} s' for name, seconds in stages.items())}")
     print(f"no-op rebuild:      {noop:.1f} s ({noop_written} files rewritten)")
     print(f"one-edit rebuild:   {edit:.1f} s ({edit_written} files rewritten; price of {gpu} changed; "
           f"{edit / full:.0%} of a full build)")

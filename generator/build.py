@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -60,6 +61,7 @@ class BuildReport:
     removed: int = 0
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage, in order
 
     def summary(self) -> str:
         return (f"{self.pages} pages: {self.written} files written, {self.unchanged} unchanged, {self.removed} removed "
@@ -75,6 +77,7 @@ def _init_worker(options: BuildOptions, results: Results) -> None:
                                   options.out_dir.parent / ".cache" / "jinja")
     _STATE["results"] = results
     _STATE["options"] = options
+    gc.freeze()  # the shared results never become garbage: keep the collector from rescanning them for every page
 
 
 def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
@@ -125,6 +128,18 @@ class Progress:
             print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
+class _StageClock:
+    """Records the seconds each stage took into ``stages``."""
+
+    def __init__(self, stages: dict[str, float], start: float):
+        self.stages, self.last = stages, start
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.stages[name] = now - self.last
+        self.last = now
+
+
 def build(options: BuildOptions) -> BuildReport:
     """Build the site into a staging folder and swap it in; on any error the old site stays untouched.
 
@@ -144,6 +159,7 @@ def build(options: BuildOptions) -> BuildReport:
         report.unchanged = len(manifest.pages)
         report.seconds = time.monotonic() - started
         return report
+    clock = _StageClock(report.stages, started)
     progress.stage("loading catalogue")
     catalog = check_catalog(load_catalog(options.catalog_dir), options.catalog_dir)
     for status in compile_locales(options.locales_dir):
@@ -151,12 +167,14 @@ def build(options: BuildOptions) -> BuildReport:
         report.warnings += [f"locales/{status.language}: fuzzy message: {m!r}" for m in status.fuzzy]
     if options.strict and report.warnings:
         raise UserError([Problem("build", "strict", w) for w in report.warnings])
+    clock.lap("load")
     progress.stage("estimating")
     results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()))
     results.pairs  # noqa: B018 - computed once before planning; workers inherit it
     results.error_band  # noqa: B018 - likewise: the calibration report every pair page cites
     dependencies = PageDependencies(results, code)
     page_digests = {key: dependencies.digest(key) for key in plan_keys(catalog)}
+    clock.lap("estimate")
     pages = plan_pages(catalog)
     report.pages = len(pages)
     writer = SiteWriter(options.out_dir)
@@ -169,6 +187,7 @@ def build(options: BuildOptions) -> BuildReport:
             progress.advance(len(chunk))
         for path, data in [*seo.site_files(catalog, pages, options.base_url), *assets.files(options.project)]:
             writer.write(path, data)
+        clock.lap("render")
         written = writer.commit(set(manifest.pages) if manifest.pages else None)
     except BaseException:
         writer.abort()
@@ -179,6 +198,7 @@ def build(options: BuildOptions) -> BuildReport:
     new_manifest.pages.update({path: "" for path in written.paths if path not in new_manifest.pages})
     new_manifest.save(manifest_path)
     results.save_store()
+    clock.lap("write")
     report.written, report.unchanged, report.removed = written.written, written.unchanged, written.removed
     report.seconds = time.monotonic() - started
     return report

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .catalog.schema import Catalog, CloudOffer, CloudProvider
 from .estimate import api, calibration, finetune
@@ -19,6 +19,7 @@ PREFERENCE = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K", "I
 NATIVE_MXFP4 = ("MXFP4_MOE", "Q2_K", "IQ1_S")
 MATRIX = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S")
 PAGE_CONTEXT_TOKENS = 8192
+CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
 
 
@@ -133,6 +134,18 @@ class Results:
         self._finetune: dict[tuple[str, str], finetune.FinetuneEstimate] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._reference = _reference_device(self.catalog)
+        # Both language versions of a pair page are rendered one after the other: remember the last few sweeps.
+        self.context_sweep = lru_cache(maxsize=4)(self._context_sweep)
+
+    def _context_sweep(self, model_id: str, gpu_id: str) -> tuple[tuple[int, Estimate, Estimate], ...]:
+        """(context, estimate with f16 KV, estimate with q8_0 KV) of the pair's recommended quant at each step
+        from 4K to the model's maximum context."""
+        model, device, quant = self.models[model_id], self.devices[gpu_id], self.pairs[(model_id, gpu_id)].quant
+        limit = self.catalog.models[model_id].context_length
+        steps = (*(c for c in CONTEXT_STEPS if c < limit), limit)
+        return tuple((c, api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="f16")),
+                      api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="q8_0")))
+                     for c in steps)
 
     # --- cross-page views, each computed once per build -------------------------------------------------
 
@@ -166,7 +179,10 @@ class Results:
         return (gpu.id, f"{count}× {gpu.name}") if count <= 8 else None
 
     def recommendations(self, model_id: str) -> list[tuple[str, str, dict | None]]:
-        """(role, gpu id, offer) for best single GPU, best value, used/older, Apple and cheapest cloud."""
+        """(role, gpu id, offer) for best single GPU, best value, used/older, Apple and cheapest cloud (cached)."""
+        return self._per_model("recommendations", model_id, self._recommendations)
+
+    def _recommendations(self, model_id: str) -> list[tuple[str, str, dict | None]]:
         gpus = self.catalog.gpus
         fitting = [g for g in gpus if self.pairs[(model_id, g)].estimate.verdict == "fits"]
         speed = {g: self.pairs[(model_id, g)].estimate.decode_tokens_per_s for g in gpus}
@@ -199,6 +215,15 @@ class Results:
         """Model ids from fewest to most parameters."""
         return sorted(self.catalog.models, key=lambda m: (self.catalog.models[m].total_params, m))
 
+    @cached_property
+    def _fitting_by_gpu(self) -> dict[str, list[str]]:
+        return {g: [m for m in reversed(self.models_by_size) if self.pairs[(m, g)].estimate.verdict in ("fits", "tight")]
+                for g in self.catalog.gpus}
+
+    def largest_fitting(self, gpu_id: str, count: int) -> list[str]:
+        """The ``count`` largest models that fit on a GPU at 8K context (fits or tight), largest first."""
+        return self._fitting_by_gpu[gpu_id][:count]
+
     def kv_per_1k(self, model_id: str) -> int:
         """KV-cache bytes per 1,024 tokens at f16 (full-attention growth; windowed layers excluded past their window)."""
         return kv_cache_bytes(kv_layout(self.models[model_id].architecture, "llama.cpp", "f16"), 1024)
@@ -224,7 +249,7 @@ class Results:
         """Cached :meth:`_cheapest_setups`."""
         return self._per_model("setups", model_id, self._cheapest_setups)
 
-    def _per_model(self, kind: str, model_id: str, compute) -> list[dict]:
+    def _per_model(self, kind: str, model_id: str, compute) -> list:
         key = (kind, model_id)
         if key not in self._model_views:
             self._model_views[key] = compute(model_id)

@@ -176,6 +176,8 @@ class BackendConstants:
             ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
             ("speed.pipeline_efficiency", f"{self.pipeline_efficiency:.3f}"),
             ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),
+            ("speed.dequant_bytes_per_weight", f"{self.dequant_bytes_per_weight:.2f}"),
+            ("speed.score_bytes", f"{self.score_bytes:.1f}"),
         )
 
 

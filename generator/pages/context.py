@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .i18n import formatter
 from .plan import Page
 from .render import Renderer
 from . import seo, views
@@ -23,8 +22,7 @@ def root_prefix(page: Page) -> str:
 def page_context(results: Results, renderer: Renderer, page: Page, base_url: str) -> dict[str, Any]:
     """Everything one template needs, numbers unformatted."""
     language = page.language
-    lang = views.Lang(language, formatter(language), renderer.translations[language].gettext,
-                      lambda name: renderer.prose(language, name))
+    lang = renderer.lang(language)
     view = views.VIEWS[page.key.kind](results, page.key, lang)
     names = renderer.asset_names
     crumbs = view.pop("breadcrumbs")

@@ -7,7 +7,7 @@ from functools import cached_property
 from ..incremental import digest
 from ..results import Results, matrix_quants
 from .plan import PageKey
-from .views import related_links
+from .views import related_ids
 
 
 class PageDependencies:
@@ -30,10 +30,17 @@ class PageDependencies:
     def _all_gpus(self) -> str:
         return digest(sorted(self.results.gpu_digests.items()), sorted(self._offers.items()))
 
+    @cached_property
+    def _summaries(self) -> dict[tuple[str, str], tuple]:
+        """What a link or a card shows of another pair: its quantization, verdict, memory and decode speed."""
+        return {key: (pick.quant, pick.estimate.verdict, pick.estimate.total_bytes, pick.estimate.decode_tokens_per_s)
+                for key, pick in self.results.pairs.items()}
+
     def _model_extras(self, model_id: str) -> tuple:
         """Cross-GPU data a pair page of this model shows: recommendations, best GPU per quant, fine-tuning picks."""
         r = self.results
-        picks = [(role, g, r.gpu_digests[g], r.pairs[(model_id, g)], repr(offer)) for role, g, offer in r.recommendations(model_id)]
+        picks = [(role, g, r.gpu_digests[g], self._summaries[(model_id, g)], repr(offer))
+                 for role, g, offer in r.recommendations(model_id)]
         best = [(q, r.best_gpu(model_id, q)) for q in matrix_quants(r.models[model_id])]
         best = [(q, g, r.catalog.gpus[g].name if g else None) for q, g in best]
         finetune = [r.finetune_gpu(model_id, method) for method in ("qlora", "lora", "full")]
@@ -44,8 +51,9 @@ class PageDependencies:
         r = self.results
         if key.kind == "pair":
             m, g = key.model, key.gpu
-            return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m),
-                          repr(related_links(r, m, g, "en")))
+            linked = [(mm, gg, r.catalog.models[mm].name, r.catalog.gpus[gg].name, self._summaries[(mm, gg)])
+                      for mm, gg in related_ids(r, m, g)]
+            return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m), linked)
         if key.kind == "model":
             return digest(self.code, r.model_digests[key.model], self._all_gpus)
         if key.kind == "gpu":

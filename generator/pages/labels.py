@@ -58,6 +58,8 @@ ASSUMPTION = {
     "speed.pipeline_efficiency": N_("Pipeline efficiency"),
     "speed.flops_per_byte": N_("FLOPs per byte/s without catalogued FLOPS"),
     "speed.prefill_flops": N_("Prefill compute"),
+    "speed.dequant_bytes_per_weight": N_("Prefill dequantization traffic (bytes per weight and micro-batch)"),
+    "speed.score_bytes": N_("Prefill attention-score traffic (bytes per score)"),
 }
 # Estimator assumption texts with their numbers and backend names replaced by %(a)s, %(b)s, … (see ``localise``).
 ASSUMPTION_TEXT = frozenset({

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.ext
 import markdown
 from markupsafe import Markup
 
 from babel.support import Translations
 
+from ..incremental import digest
 from .i18n import LANGUAGES, Formatter, formatter, translations
 from .labels import translated_labels
+from .views import Lang
+
+# ``{{ _("text") }}`` with a plain string literal and no values: translated once, when the template compiles.
+LITERAL_MESSAGE = re.compile(r"""\{\{-?\s*_\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
+JINJA_SYNTAX = re.compile(r"\{[{%#]")
 
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
@@ -48,11 +56,72 @@ class FastGettext:
         return translated % values if values else translated
 
 
+class StaticMessages(jinja2.ext.Extension):
+    """Replaces literal-only ``_()`` calls by their translation in the template source (a third fewer calls per page)."""
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        gettext = self.environment.globals["_"]
+
+        def translated(match: re.Match[str]) -> str:
+            text = str(gettext(match.group(1) if match.group(1) is not None else match.group(2)))
+            return f"{{% raw %}}{text}{{% endraw %}}" if JINJA_SYNTAX.search(text) else text
+
+        return LITERAL_MESSAGE.sub(translated, source)
+
+
+class PageEnvironment(jinja2.Environment):
+    """Looks up ``x.key`` in dicts before attributes: views are dicts, and the attribute-first order costs an
+    exception per lookup."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
+class FragmentCache:
+    """``cached(template, key, **values)``: a partial rendered once per key and reused (Hugo's partialCached).
+
+    The key names what the partial shows besides the page's root prefix (always part of the key) and the language
+    (one cache per environment); ``values`` are added to the calling page's context.
+    """
+
+    def __init__(self, env: jinja2.Environment):
+        self._env = env
+        self._rendered: dict[tuple[Any, ...], Markup] = {}
+        self._hits = 0
+
+    @jinja2.pass_context
+    def __call__(self, context: jinja2.runtime.Context, template: str, key: Any, **values: Any) -> Markup:
+        full_key = (template, context["root"], key)
+        found = self._rendered.get(full_key)
+        if found is None:
+            found = self._rendered[full_key] = Markup(self._env.get_template(template).render({**context.get_all(), **values}))
+        else:
+            self._hits += 1
+        return found
+
+    def size(self) -> int:
+        """Fragments rendered so far."""
+        return len(self._rendered)
+
+    def hits(self) -> int:
+        """Fragments served from the cache so far."""
+        return self._hits
+
+
 def make_environment(templates_dir: Path, catalogue: Translations, language: str,
                      cache_dir: Path | None = None) -> jinja2.Environment:
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
-    env = jinja2.Environment(
+    if cache_dir:  # compiled templates embed the translations: one cache per language and catalogue version
+        cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()))}"
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    env = PageEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
+        extensions=[StaticMessages],
         autoescape=jinja2.select_autoescape(("html", "xml", "svg"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -62,6 +131,7 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
     )
     env.globals["_"] = FastGettext(catalogue)
     env.globals["L"] = translated_labels(catalogue.gettext)
+    env.globals["cached"] = FragmentCache(env)
     env.filters.update(_filters(formatter(language)))
     return env
 
@@ -79,6 +149,14 @@ class Renderer:
         self._templates: dict[tuple[str, str], jinja2.Template] = {}
         self._content_dir = templates_dir / "content"
         self._prose: dict[tuple[str, str], Markup] = {}
+        self._langs: dict[str, Lang] = {}
+
+    def lang(self, language: str) -> Lang:
+        """The views' handle on one language, with its memo of shared view parts (one per process)."""
+        if language not in self._langs:
+            self._langs[language] = Lang(language, formatter(language), self.translations[language].gettext,
+                                         lambda name: self.prose(language, name))
+        return self._langs[language]
 
     def prose(self, language: str, name: str) -> Markup:
         """A Markdown page from ``templates/content/<name>.<language>.md`` as HTML, read once per process."""
@@ -87,7 +165,6 @@ class Renderer:
             text = (self._content_dir / f"{name}.{language}.md").read_text(encoding="utf-8")
             self._prose[key] = Markup(markdown.markdown(text, output_format="html"))
         return self._prose[key]
-        self._templates: dict[tuple[str, str], jinja2.Template] = {}
 
     def render(self, language: str, template: str, context: dict[str, Any]) -> str:
         """Render one template in one language."""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
 from urllib.parse import urlparse
 
 from ..catalog.schema import Gpu, Model
@@ -17,19 +17,31 @@ from markupsafe import Markup
 from .i18n import Formatter
 
 HOURS_PER_MONTH = 730
-CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 FINETUNE_METHODS = ("qlora", "lora", "full")
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
 class Lang:
-    """What a view needs of a language: its code, formatter, gettext and prose pages (rendered Markdown)."""
+    """What a view needs of a language: its code, formatter, gettext and prose pages (rendered Markdown), and a
+    memo for view parts many pages share (one ``Lang`` per language and process)."""
 
     code: str
     fmt: Formatter
     gettext: Callable[[str], str]
     prose: Callable[[str], Markup]
+    memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def shared(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, once per key in this language (the key must name everything the result depends on)."""
+        try:
+            return self.memo[key]
+        except KeyError:
+            value = self.memo[key] = compute()
+            return value
 
 
 def pair_path(language: str, model_id: str, gpu_id: str) -> str:
@@ -42,12 +54,6 @@ def model_path(language: str, model_id: str) -> str:
 
 def gpu_path(language: str, gpu_id: str) -> str:
     return f"{language}/gpus/{gpu_id}/"
-
-
-def context_steps(model: Model) -> tuple[int, ...]:
-    """4K up to the model's maximum context, always ending at the maximum."""
-    steps = tuple(c for c in CONTEXT_STEPS if c < model.context_length)
-    return (*steps, model.context_length)
 
 
 def _source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str], str]) -> list[dict[str, Any]]:
@@ -86,13 +92,10 @@ def _split(estimate: Estimate) -> list[dict[str, Any]]:
 
 def _context_view(results: Results, model_id: str, gpu_id: str, quant: str, lang: Lang) -> dict[str, Any]:
     model, device = results.models[model_id], results.devices[gpu_id]
-    steps = context_steps(results.catalog.models[model_id])
-    rows = [{"context": c,
-             "f16": api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="f16")),
-             "q8": api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="q8_0"))} for c in steps]
+    rows = [{"context": c, "f16": f16, "q8": q8} for c, f16, q8 in results.context_sweep(model_id, gpu_id)]
     _ = lang.gettext
     chart = charts.line_chart(
-        _("Memory against context length"), tuple(lang.fmt.tokens(c) for c in steps),
+        _("Memory against context length"), tuple(lang.fmt.tokens(r["context"]) for r in rows),
         (charts.Series("c-f16", _("KV cache f16"), tuple(r["f16"].total_bytes / 2**30 for r in rows)),
          charts.Series("c-q8", _("KV cache q8_0"), tuple(r["q8"].total_bytes / 2**30 for r in rows))),
         device.usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
@@ -106,6 +109,7 @@ def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], na
              "quant": results.pairs[(m, g)].quant, "estimate": results.pairs[(m, g)].estimate} for m, g in pairs]
 
 
+
 def _nearest(items: list[str], current: str, count: int) -> list[str]:
     """Up to ``count`` nearest neighbours of ``current`` in a sorted list, alternating above and below."""
     at = items.index(current)
@@ -117,19 +121,29 @@ def _nearest(items: list[str], current: str, count: int) -> list[str]:
     return picked[:count]
 
 
-def related_links(results: Results, model_id: str, gpu_id: str, language: str) -> dict[str, Any]:
+def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
     """This model on other GPUs (similar memory first), other models on this GPU (similar size first) and the
-    largest models that fit on this GPU."""
-    catalog = results.catalog
-    other_gpus = _nearest(results.gpus_by_memory, gpu_id, 12)
-    other_models = _nearest(results.models_by_size, model_id, 12)
-    runs_here = [m for m in reversed(results.models_by_size)
-                 if m != model_id and results.pairs[(m, gpu_id)].estimate.verdict in ("fits", "tight")]
+    largest models that fit on this GPU, as (model, GPU) pairs."""
     return {
-        "other_gpus": _link_rows(results, language, [(model_id, g) for g in other_gpus], lambda m, g: catalog.gpus[g].name),
-        "other_models": _link_rows(results, language, [(m, gpu_id) for m in other_models], lambda m, g: catalog.models[m].name),
-        "largest_here": _link_rows(results, language, [(m, gpu_id) for m in runs_here[:FITTING_SHOWN]],
-                                   lambda m, g: catalog.models[m].name),
+        "other_gpus": [(model_id, g) for g in _nearest(results.gpus_by_memory, gpu_id, 12)],
+        "other_models": [(m, gpu_id) for m in _nearest(results.models_by_size, model_id, 12)],
+        "largest_here": [(m, gpu_id) for m in results.largest_fitting(gpu_id, FITTING_SHOWN + 1) if m != model_id][:FITTING_SHOWN],
+    }
+
+
+def related_ids(results: Results, model_id: str, gpu_id: str) -> list[tuple[str, str]]:
+    """Every pair the related links of a pair page show (what its page digest depends on)."""
+    return [pair for pairs in related_pairs(results, model_id, gpu_id).values() for pair in pairs]
+
+
+def related_links(results: Results, model_id: str, gpu_id: str, language: str) -> dict[str, Any]:
+    """The related pairs as link rows: GPU names for this model's other GPUs, model names otherwise."""
+    catalog = results.catalog
+    related = related_pairs(results, model_id, gpu_id)
+    return {
+        "other_gpus": _link_rows(results, language, related["other_gpus"], lambda m, g: catalog.gpus[g].name),
+        "other_models": _link_rows(results, language, related["other_models"], lambda m, g: catalog.models[m].name),
+        "largest_here": _link_rows(results, language, related["largest_here"], lambda m, g: catalog.models[m].name),
     }
 
 
@@ -157,6 +171,10 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
 
 def assumption_rows(estimate: Estimate, lang: Lang) -> list[dict[str, Any]]:
     """The estimator's assumptions with translated labels; a text the label tables miss keeps its English words."""
+    return lang.shared(("assumptions", estimate.assumptions), lambda: _assumption_rows(estimate, lang))
+
+
+def _assumption_rows(estimate: Estimate, lang: Lang) -> list[dict[str, Any]]:
     decimal = lang.fmt.number(0.5, 1)[1]
     rows = []
     for key, value in estimate.assumptions:
@@ -243,7 +261,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "sequences_8k": e.max_sequences,
     }
     view.update(_context_view(results, key.model, key.gpu, pick.quant, lang))
-    offers = offer_rows(results, key.gpu)
+    offers = lang.shared(("offers", gpu.id), lambda: offer_rows(results, gpu.id))
     view["offers"] = offers
     view["cost"] = None
     if offers and e.decode_tokens_per_s > 0:
@@ -262,14 +280,16 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
             "owned": _owned(gpu.price_usd, gpu.tdp_w, e) if e.runs else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["commands"] = pair_commands(results, key, pick.quant, e)
-    view["recommended"] = recommended_hardware(results, key.model, lang.code)
-    view["architecture"] = architecture_facts(results, key.model)
-    view["about_model"] = about_model(model, spec)
-    view["about_gpu"] = about_gpu(gpu)
+    # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
+    view["recommended"] = lang.shared(("recommended", model.id), lambda: recommended_hardware(results, model.id, lang.code))
+    view["architecture"] = lang.shared(("architecture", model.id), lambda: architecture_facts(results, model.id))
+    view["about_model"] = lang.shared(("about_model", model.id), lambda: about_model(model, spec))
+    view["about_gpu"] = lang.shared(("about_gpu", gpu.id), lambda: about_gpu(gpu))
+    view["model_sources"] = lang.shared(("model_sources", model.id), lambda: _source_rows([(model.name, model)], _))
+    view["gpu_sources"] = lang.shared(("gpu_sources", gpu.id), lambda: _source_rows([(gpu.name, gpu)], _))
     view["insight"] = pair_insight(results, key.model, key.gpu, e, lang)
     view["assumptions"] = assumption_rows(e, lang)
     view["error_band"] = results.error_band
-    view["sources"] = _source_rows([(model.name, model), (gpu.name, gpu)], _)
     view.update(related_links(results, key.model, key.gpu, lang.code))
     view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
                            _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]

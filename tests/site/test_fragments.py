@@ -1,0 +1,48 @@
+"""Cached fragments and shared view parts never change a page: every page renders the same with warm caches
+(all pages through one renderer, as a worker does) as with cold ones (a fresh renderer per page)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.build import BuildOptions, _init_worker, _render_chunk
+from generator.catalog.load import load_catalog
+from generator.pages.plan import plan_pages
+from generator.results import Results
+
+from ..conftest import make_project
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory) -> tuple[BuildOptions, Results, list]:
+    project = make_project(tmp_path_factory.mktemp("fragments"))
+    options = BuildOptions(project=project, out_dir=project / "site")
+    results = Results(load_catalog(options.catalog_dir))
+    return options, results, plan_pages(results.catalog)
+
+
+def test_warm_caches_render_the_same_bytes_as_cold_ones(setup) -> None:
+    options, results, pages = setup
+    _init_worker(options, results)
+    warm = dict(_render_chunk(pages))
+    for page in pages:
+        _init_worker(options, results)  # a new renderer: empty fragment cache and view memo
+        [(path, cold)] = _render_chunk([page])
+        assert warm[path] == cold, f"{path}: a cached fragment or shared view part leaked from another page"
+
+
+def test_pair_pages_reuse_model_and_gpu_fragments(setup) -> None:
+    """The cache is used: the second pair page of a model renders its model-wide fragments from the cache."""
+    options, results, pages = setup
+    _init_worker(options, results)
+    pairs = [p for p in pages if p.key.kind == "pair" and p.language == "en"]
+    from generator.build import _STATE
+    cached = _STATE["renderer"].environments["en"].globals["cached"]
+    _render_chunk(pairs[:1])
+    assert cached.size() > 0
+    before = cached.size()
+    same_model = next(p for p in pairs[1:] if p.key.model == pairs[0].key.model)
+    _render_chunk([same_model])
+    assert cached.hits() > 0 and cached.size() > before  # model fragments hit, the new GPU's fragments are added
