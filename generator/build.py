@@ -20,7 +20,7 @@ from .incremental import EstimateStore, Manifest, code_digest, estimator_digest,
 from .pages.deps import PageDependencies
 from .pages.plan import Page, plan_keys, plan_pages
 from .pages.render import Renderer
-from .pages.write import SiteWriter
+from .pages.write import SiteWriter, stage_file
 from .results import Results
 
 CHUNK_PAGES = 64
@@ -77,6 +77,7 @@ def _init_worker(options: BuildOptions, results: Results) -> None:
                                   options.out_dir.parent / ".cache" / "jinja")
     _STATE["results"] = results
     _STATE["options"] = options
+    _STATE["made_dirs"] = set()  # staging folders this process created (a new staging folder per build)
     gc.freeze()  # the shared results never become garbage: keep the collector from rescanning them for every page
 
 
@@ -90,20 +91,48 @@ def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
             for page in pages]
 
 
+def _page_estimates(model_ids: list[str]) -> dict:
+    results = _STATE["results"]
+    assert isinstance(results, Results)
+    return results.page_estimates(model_ids)
+
+
+def estimate_pages(results: Results, jobs: int) -> None:
+    """Compute every estimate the pages need, model by model, in one process or a pool: the stage's hot loop."""
+    model_ids = sorted(results.models)
+    results.model_digests, results.gpu_spec_digests, results.devices  # noqa: B018 - once here, not in every worker
+    if jobs <= 1:
+        results.page_estimates(model_ids)
+        return
+    _STATE["results"] = results
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for found in pool.imap_unordered(_page_estimates, [[m] for m in model_ids]):
+            results.absorb(found)
+
+
+def _render_and_stage(pages: list[Page]) -> list[tuple[str, bool]]:
+    """Render pages and stage each changed file from this process: only paths travel back to the parent."""
+    options, made_dirs = _STATE["options"], _STATE["made_dirs"]
+    assert isinstance(options, BuildOptions) and isinstance(made_dirs, set)
+    staging = SiteWriter.staging_for(options.out_dir)
+    return [(path, stage_file(options.out_dir, staging, path, data, made_dirs)) for path, data in _render_chunk(pages)]
+
+
 def _chunks(pages: list[Page]) -> Iterator[list[Page]]:
     for start in range(0, len(pages), CHUNK_PAGES):
         yield pages[start:start + CHUNK_PAGES]
 
 
-def render_pages(pages: list[Page], options: BuildOptions, results: Results, jobs: int) -> Iterator[list[tuple[str, bytes]]]:
-    """Rendered pages in plan order, chunk by chunk, from one process or a pool: same bytes either way."""
+def render_pages(pages: list[Page], options: BuildOptions, results: Results, jobs: int) -> Iterator[list[tuple[str, bool]]]:
+    """Render and stage pages chunk by chunk, in one process or a pool (same bytes either way); yields each
+    chunk's (path, staged) pairs in plan order."""
     if jobs <= 1:
         _init_worker(options, results)
-        yield from map(_render_chunk, _chunks(pages))
+        yield from map(_render_and_stage, _chunks(pages))
         return
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results)) as pool:
-        yield from pool.imap(_render_chunk, _chunks(pages))
+        yield from pool.imap(_render_and_stage, _chunks(pages))
 
 
 class Progress:
@@ -170,6 +199,8 @@ def build(options: BuildOptions) -> BuildReport:
     clock.lap("load")
     progress.stage("estimating")
     results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()))
+    jobs = options.jobs or os.cpu_count() or 1
+    estimate_pages(results, jobs)
     results.pairs  # noqa: B018 - computed once before planning; workers inherit it
     results.error_band  # noqa: B018 - likewise: the calibration report every pair page cites
     dependencies = PageDependencies(results, code)
@@ -181,9 +212,11 @@ def build(options: BuildOptions) -> BuildReport:
     try:
         stale = [p for p in pages if manifest.pages.get(p.output_path) != page_digests[p.key] or not writer.keep(p.output_path)]
         progress.total = len(stale)
-        for chunk in render_pages(stale, options, results, options.jobs or os.cpu_count() or 1):
-            for path, data in chunk:
-                writer.write(path, data)
+        for page in stale:
+            writer.claim(page.output_path)
+        for chunk in render_pages(stale, options, results, jobs):
+            for path, staged in chunk:
+                writer.record(path, staged)
             progress.advance(len(chunk))
         for path, data in [*seo.site_files(catalog, pages, options.base_url), *assets.files(options.project)]:
             writer.write(path, data)

@@ -100,7 +100,7 @@ class Results:
         key = (model_id, gpu_id, quant, context_tokens)
         found = self._estimates.get(key)
         if found is None:
-            stored = (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, context_tokens)
+            stored = self._stored_key(key)
             found = self.store.get(stored) if self.store else None
             if found is None:
                 found = api.estimate(self.models[model_id], self.devices[gpu_id],
@@ -110,6 +110,25 @@ class Results:
             self._estimates[key] = found
             self._used.add(stored)
         return found
+
+    def _stored_key(self, key: tuple[str, str, str, int]) -> tuple[str, str, str, int]:
+        model_id, gpu_id, quant, context_tokens = key
+        return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, context_tokens)
+
+    def page_estimates(self, model_ids: list[str]) -> dict[tuple[str, str, str, int], Estimate]:
+        """Every per-quant estimate the pages of these models need: the recommendation search and the matrix."""
+        return {(m, g, q, PAGE_CONTEXT_TOKENS): self.quant_estimate(m, g, q)
+                for m in model_ids for g in sorted(self.devices)
+                for q in dict.fromkeys((*preference(self.models[m]), *matrix_quants(self.models[m])))}
+
+    def absorb(self, estimates: dict[tuple[str, str, str, int], Estimate]) -> None:
+        """Take estimates computed in another process as if computed here (cache, store and store bookkeeping)."""
+        for key, found in estimates.items():
+            stored = self._stored_key(key)
+            if self.store and self.store.get(stored) is None:
+                self.store.put(stored, found)
+            self._estimates[key] = found
+            self._used.add(stored)
 
     def save_store(self) -> None:
         """Keep the estimates this build used for the next one."""

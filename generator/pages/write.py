@@ -31,13 +31,18 @@ class SiteWriter:
 
     def __init__(self, out_dir: Path):
         self.out_dir = out_dir
-        self.staging = out_dir.with_name(f".{out_dir.name}.staging")
+        self.staging = self.staging_for(out_dir)
         self.report = WriteReport()
         self._staged: list[str] = []
         if self.staging.exists():
             shutil.rmtree(self.staging)
         self.staging.mkdir(parents=True)
         self._dirs: set[Path] = {self.staging}
+
+    @staticmethod
+    def staging_for(out_dir: Path) -> Path:
+        """The staging folder beside ``out_dir``."""
+        return out_dir.with_name(f".{out_dir.name}.staging")
 
     def _claim(self, rel_path: str) -> Path:
         if rel_path in self.report.paths:
@@ -49,20 +54,20 @@ class SiteWriter:
 
     def write(self, rel_path: str, data: bytes) -> None:
         """Stage one file, unless the previous build left the same bytes there."""
-        previous = self._claim(rel_path)
-        try:
-            if previous.stat().st_size == len(data) and previous.read_bytes() == data:
-                self.report.unchanged += 1
-                return
-        except OSError:
-            pass
-        target = self.staging / rel_path
-        if target.parent not in self._dirs:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(target.parent)
-        target.write_bytes(data)
-        self._staged.append(rel_path)
-        self.report.written += 1
+        self.claim(rel_path)
+        self.record(rel_path, stage_file(self.out_dir, self.staging, rel_path, data, self._dirs))
+
+    def claim(self, rel_path: str) -> None:
+        """Reserve a path another process will stage (see :func:`stage_file`); a second claim is an error."""
+        self._claim(rel_path)
+
+    def record(self, rel_path: str, staged: bool) -> None:
+        """Count a claimed path as staged (new bytes) or unchanged."""
+        if staged:
+            self._staged.append(rel_path)
+            self.report.written += 1
+        else:
+            self.report.unchanged += 1
 
     def keep(self, rel_path: str) -> bool:
         """Keep the previous build's file without rendering it; False when there is none."""
@@ -96,6 +101,25 @@ class SiteWriter:
     def abort(self) -> None:
         """Drop the staged files; the old site stays exactly as it was."""
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def stage_file(out_dir: Path, staging: Path, rel_path: str, data: bytes, made_dirs: set[Path]) -> bool:
+    """Write ``data`` under ``staging`` unless ``out_dir`` already holds the same bytes; True when staged.
+
+    Safe in worker processes: it only touches the path's own file (``made_dirs`` caches created folders).
+    """
+    try:
+        previous = out_dir / rel_path
+        if previous.stat().st_size == len(data) and previous.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    target = staging / rel_path
+    if target.parent not in made_dirs:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        made_dirs.add(target.parent)
+    target.write_bytes(data)
+    return True
 
 
 def _prune_empty_dirs(folder: Path, root: Path) -> None:
