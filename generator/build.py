@@ -99,14 +99,14 @@ def _page_estimates(model_ids: list[str]) -> dict:
 
 def estimate_pages(results: Results, jobs: int) -> None:
     """Compute every estimate the pages need, model by model, in one process or a pool: the stage's hot loop."""
-    model_ids = sorted(results.models)
     results.model_digests, results.gpu_spec_digests, results.devices  # noqa: B018 - once here, not in every worker
-    if jobs <= 1:
-        results.page_estimates(model_ids)
+    missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
+    if jobs <= 1 or len(missing) <= 1:
+        results.page_estimates(missing)
         return
     _STATE["results"] = results
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        for found in pool.imap_unordered(_page_estimates, [[m] for m in model_ids]):
+        for found in pool.imap_unordered(_page_estimates, [[m] for m in missing]):
             results.absorb(found)
 
 
@@ -214,7 +214,8 @@ def build(options: BuildOptions) -> BuildReport:
         progress.total = len(stale)
         for page in stale:
             writer.claim(page.output_path)
-        for chunk in render_pages(stale, options, results, jobs):
+        # A pool costs a fork and a renderer per worker: only worth it beyond a few chunks of pages.
+        for chunk in render_pages(stale, options, results, jobs if len(stale) > 4 * CHUNK_PAGES else 1):
             for path, staged in chunk:
                 writer.record(path, staged)
             progress.advance(len(chunk))

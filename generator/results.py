@@ -115,11 +115,19 @@ class Results:
         model_id, gpu_id, quant, context_tokens = key
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, context_tokens)
 
+    def page_estimate_keys(self, model_id: str) -> list[tuple[str, str, str, int]]:
+        """Every per-quant estimate the pages of a model need: the recommendation search and the matrix."""
+        quants = dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))
+        return [(model_id, g, q, PAGE_CONTEXT_TOKENS) for g in sorted(self.devices) for q in quants]
+
     def page_estimates(self, model_ids: list[str]) -> dict[tuple[str, str, str, int], Estimate]:
-        """Every per-quant estimate the pages of these models need: the recommendation search and the matrix."""
-        return {(m, g, q, PAGE_CONTEXT_TOKENS): self.quant_estimate(m, g, q)
-                for m in model_ids for g in sorted(self.devices)
-                for q in dict.fromkeys((*preference(self.models[m]), *matrix_quants(self.models[m])))}
+        """The estimates of :meth:`page_estimate_keys` for these models, computed or taken from the store."""
+        return {key: self.quant_estimate(*key) for m in model_ids for key in self.page_estimate_keys(m)}
+
+    def stored(self, model_id: str) -> bool:
+        """Whether the store already holds every page estimate of a model (nothing to compute)."""
+        return self.store is not None and all(self.store.get(self._stored_key(key)) is not None
+                                              for key in self.page_estimate_keys(model_id))
 
     def absorb(self, estimates: dict[tuple[str, str, str, int], Estimate]) -> None:
         """Take estimates computed in another process as if computed here (cache, store and store bookkeeping)."""
@@ -235,6 +243,16 @@ class Results:
         return sorted(self.catalog.models, key=lambda m: (self.catalog.models[m].total_params, m))
 
     @cached_property
+    def similar_gpus(self) -> dict[str, list[str]]:
+        """For each GPU, the 12 with the nearest memory size (cross-links of a pair page)."""
+        return {g: nearest(self.gpus_by_memory, g, RELATED_SHOWN) for g in self.gpus_by_memory}
+
+    @cached_property
+    def similar_models(self) -> dict[str, list[str]]:
+        """For each model, the 12 nearest in parameter count."""
+        return {m: nearest(self.models_by_size, m, RELATED_SHOWN) for m in self.models_by_size}
+
+    @cached_property
     def _fitting_by_gpu(self) -> dict[str, list[str]]:
         return {g: [m for m in reversed(self.models_by_size) if self.pairs[(m, g)].estimate.verdict in ("fits", "tight")]
                 for g in self.catalog.gpus}
@@ -311,8 +329,16 @@ class Results:
 
     @cached_property
     def accuracy(self) -> list:
-        """The estimator's measured error per kind on the bundled calibration data."""
-        return calibration.accuracy_report()
+        """The estimator's measured error per kind on the bundled calibration data (kept in the store: it depends
+        only on the estimator's code and data)."""
+        key = ("accuracy-report",)
+        found = self.store.get(key) if self.store else None
+        if found is None:
+            found = calibration.accuracy_report()
+            if self.store:
+                self.store.put(key, found)
+        self._used.add(key)
+        return found
 
     @cached_property
     def constants_table(self) -> list[dict]:
@@ -330,6 +356,18 @@ class Results:
         return {"decode_median": decode.median_abs_error, "decode_worst": decode.worst_abs_error}
 
 
+def nearest(items: list[str], current: str, count: int) -> list[str]:
+    """Up to ``count`` nearest neighbours of ``current`` in a sorted list, alternating above and below."""
+    at = items.index(current)
+    picked = []
+    for step in range(1, len(items)):
+        picked += [items[i] for i in (at + step, at - step) if 0 <= i < len(items)]
+        if len(picked) >= count:
+            break
+    return picked[:count]
+
+
+RELATED_SHOWN = 12
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")

@@ -31,10 +31,17 @@ class PageDependencies:
         return digest(sorted(self.results.gpu_digests.items()), sorted(self._offers.items()))
 
     @cached_property
-    def _summaries(self) -> dict[tuple[str, str], tuple]:
-        """What a link or a card shows of another pair: its quantization, verdict, memory and decode speed."""
-        return {key: (pick.quant, pick.estimate.verdict, pick.estimate.total_bytes, pick.estimate.decode_tokens_per_s)
-                for key, pick in self.results.pairs.items()}
+    def _all_gpu_specs(self) -> str:
+        """Every GPU's estimate-relevant facts and name (no prices) and every cloud offer."""
+        return digest(sorted(self.results.gpu_spec_digests.items()), sorted(self._offers.items()))
+
+    @cached_property
+    def _summaries(self) -> dict[tuple[str, str], str]:
+        """What a link or a card shows of another pair: names, quantization, verdict, memory and decode speed."""
+        models, gpus = self.results.catalog.models, self.results.catalog.gpus
+        return {(m, g): repr((m, g, models[m].name, gpus[g].name, pick.quant, pick.estimate.verdict,
+                              pick.estimate.total_bytes, pick.estimate.decode_tokens_per_s))
+                for (m, g), pick in self.results.pairs.items()}
 
     def _model_extras(self, model_id: str) -> tuple:
         """Cross-GPU data a pair page of this model shows: recommendations, best GPU per quant, fine-tuning picks."""
@@ -51,11 +58,11 @@ class PageDependencies:
         r = self.results
         if key.kind == "pair":
             m, g = key.model, key.gpu
-            linked = [(mm, gg, r.catalog.models[mm].name, r.catalog.gpus[gg].name, self._summaries[(mm, gg)])
-                      for mm, gg in related_ids(r, m, g)]
+            linked = "".join(self._summaries[pair] for pair in related_ids(r, m, g)).encode()
             return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m), linked)
-        if key.kind == "model":
-            return digest(self.code, r.model_digests[key.model], self._all_gpus)
+        if key.kind == "model":  # prices show only through cloud offers and the fine-tuning picks
+            finetune = [r.finetune_gpu(key.model, method) for method in ("qlora", "lora", "full")]
+            return digest(self.code, r.model_digests[key.model], self._all_gpu_specs, finetune)
         if key.kind == "gpu":
             return digest(self.code, r.gpu_digests[key.gpu], self._offers[key.gpu], self._all_models)
         return digest(self.code, self._all_models, self._all_gpus)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from ..catalog.schema import Catalog
 from .i18n import LANGUAGES
@@ -33,9 +33,9 @@ def _sitemap(pages: list[Page], language: str, base_url: str) -> bytes:
     for page in pages:
         if page.language != language or not page.in_sitemap:
             continue
-        alternates = "".join(f'<xhtml:link rel="alternate" hreflang={quoteattr(lang)} href={quoteattr(base_url + path)}/>'
+        alternates = "".join(f'<xhtml:link rel="alternate" hreflang="{escape(lang)}" href="{escape(base_url + path)}"/>'
                              for lang, path in page.alternates().items())
-        rows.append(f"<url><loc>{escape(base_url + page.url_path)}</loc>{alternates}</url>")
+        rows.append(f"<url><loc>{escape(base_url + page.url_path, quote=False)}</loc>{alternates}</url>")
     rows.append("</urlset>\n")
     return "\n".join(rows).encode()
 
@@ -44,7 +44,7 @@ def site_files(catalog: Catalog, pages: list[Page], base_url: str) -> list[tuple
     """Sitemap index, one sitemap per language, robots.txt and the root page."""
     del catalog
     index = ['<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    index += [f"<sitemap><loc>{escape(base_url)}{language}/sitemap.xml</loc></sitemap>" for language in LANGUAGES]
+    index += [f"<sitemap><loc>{escape(base_url, quote=False)}{language}/sitemap.xml</loc></sitemap>" for language in LANGUAGES]
     index.append("</sitemapindex>\n")
     files = [("sitemap.xml", "\n".join(index).encode()),
              ("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base_url}sitemap.xml\n".encode()),

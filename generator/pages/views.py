@@ -110,23 +110,12 @@ def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], na
 
 
 
-def _nearest(items: list[str], current: str, count: int) -> list[str]:
-    """Up to ``count`` nearest neighbours of ``current`` in a sorted list, alternating above and below."""
-    at = items.index(current)
-    picked = []
-    for step in range(1, len(items)):
-        picked += [items[i] for i in (at + step, at - step) if 0 <= i < len(items)]
-        if len(picked) >= count:
-            break
-    return picked[:count]
-
-
 def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
     """This model on other GPUs (similar memory first), other models on this GPU (similar size first) and the
     largest models that fit on this GPU, as (model, GPU) pairs."""
     return {
-        "other_gpus": [(model_id, g) for g in _nearest(results.gpus_by_memory, gpu_id, 12)],
-        "other_models": [(m, gpu_id) for m in _nearest(results.models_by_size, model_id, 12)],
+        "other_gpus": [(model_id, g) for g in results.similar_gpus[gpu_id]],
+        "other_models": [(m, gpu_id) for m in results.similar_models[model_id]],
         "largest_here": [(m, gpu_id) for m in results.largest_fitting(gpu_id, FITTING_SHOWN + 1) if m != model_id][:FITTING_SHOWN],
     }
 
