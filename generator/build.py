@@ -72,13 +72,14 @@ class BuildReport:
 _STATE: dict[str, object] = {}
 
 
-def _init_worker(options: BuildOptions, results: Results) -> None:
+def _init_worker(options: BuildOptions, results: Results, pooled: bool = False) -> None:
     _STATE["renderer"] = Renderer(options.templates_dir, options.locales_dir, assets.names(options.project),
                                   options.out_dir.parent / ".cache" / "jinja")
     _STATE["results"] = results
     _STATE["options"] = options
     _STATE["made_dirs"] = set()  # staging folders this process created (a new staging folder per build)
-    gc.freeze()  # the shared results never become garbage: keep the collector from rescanning them for every page
+    if pooled:  # a worker's inherited results never become garbage: keep the collector from rescanning them
+        gc.freeze()
 
 
 def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
@@ -131,7 +132,7 @@ def render_pages(pages: list[Page], options: BuildOptions, results: Results, job
         yield from map(_render_and_stage, _chunks(pages))
         return
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results)) as pool:
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results, True)) as pool:
         yield from pool.imap(_render_and_stage, _chunks(pages))
 
 

@@ -30,6 +30,8 @@ IDENTICAL_ESTIMATES = {
         (f"{language}/gpus/apple-m2-24gb/index.html", f"{language}/gpus/apple-m3-24gb/index.html"),
         (f"{language}/models/llama-4-maverick/rtx-2060-super/index.html",
          f"{language}/models/llama-4-maverick/rtx-2070-super/index.html"),
+        # Same memory and bandwidth and no sourced FP16 figure for either card: every model row is identical.
+        (f"{language}/gpus/rtx-2060-super/index.html", f"{language}/gpus/rtx-2070-super/index.html"),
     ]
 }
 
