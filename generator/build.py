@@ -92,7 +92,7 @@ def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
             for page in pages]
 
 
-def _page_estimates(model_ids: list[str]) -> dict:
+def _page_estimates(model_ids: list[str]) -> tuple[dict, dict]:
     results = _STATE["results"]
     assert isinstance(results, Results)
     return results.page_estimates(model_ids)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
+from typing import NamedTuple
 
 from .catalog.schema import Catalog, CloudOffer, CloudProvider
 from .estimate import api, calibration, finetune
@@ -51,6 +52,17 @@ def recommend(tried: list[tuple[str, Estimate]]) -> PairResult:
     return PairResult(quant, estimate)
 
 
+class ContextSweep(NamedTuple):
+    """A pair's memory against context length, and the largest context that fits with each KV type.
+
+    ``rows``: (context, KV f16, total f16, KV q8_0, total q8_0) in bytes, as plain tuples (cheap to store)."""
+
+    rows: tuple[tuple[int, int, int, int, int], ...]
+    max_context_f16: int
+    max_context_q8: int
+    usable_bytes: int
+
+
 @dataclass
 class Results:
     """Catalogue plus estimator views of it, and every pair's recommendation."""
@@ -83,8 +95,11 @@ class Results:
 
     @cached_property
     def pairs(self) -> dict[tuple[str, str], PairResult]:
-        return {(m, g): recommend([(q, self.quant_estimate(m, g, q)) for q in preference(self.models[m])])
-                for m in sorted(self.models) for g in sorted(self.devices)}
+        return {(m, g): self.pick(m, g) for m in sorted(self.models) for g in sorted(self.devices)}
+
+    def pick(self, model_id: str, gpu_id: str) -> PairResult:
+        """The recommended setup of one pair (``pairs`` holds them all)."""
+        return recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])])
 
     @cached_property
     def offers_by_gpu(self) -> dict[str, list[tuple[CloudProvider, CloudOffer]]]:
@@ -120,23 +135,39 @@ class Results:
         quants = dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))
         return [(model_id, g, q, PAGE_CONTEXT_TOKENS) for g in sorted(self.devices) for q in quants]
 
-    def page_estimates(self, model_ids: list[str]) -> dict[tuple[str, str, str, int], Estimate]:
-        """The estimates of :meth:`page_estimate_keys` for these models, computed or taken from the store."""
-        return {key: self.quant_estimate(*key) for m in model_ids for key in self.page_estimate_keys(m)}
+    def page_estimates(self, model_ids: list[str]) -> tuple[dict[tuple[str, str, str, int], Estimate], dict]:
+        """The estimates of :meth:`page_estimate_keys` and the context sweeps of these models' pairs, computed or
+        taken from the store."""
+        estimates = {key: self.quant_estimate(*key) for m in model_ids for key in self.page_estimate_keys(m)}
+        sweeps = {(m, g): self.context_sweep(m, g) for m in model_ids for g in sorted(self.devices)}
+        return estimates, sweeps
 
     def stored(self, model_id: str) -> bool:
-        """Whether the store already holds every page estimate of a model (nothing to compute)."""
-        return self.store is not None and all(self.store.get(self._stored_key(key)) is not None
-                                              for key in self.page_estimate_keys(model_id))
+        """Whether the store already holds every page estimate and sweep of a model (nothing to compute)."""
+        store = self.store
+        return store is not None and all(store.get(self._stored_key(key)) is not None
+                                         for key in self.page_estimate_keys(model_id)) and all(
+            store.get((self.model_digests[model_id], self.gpu_spec_digests[g], "sweep")) is not None for g in self.devices)
 
-    def absorb(self, estimates: dict[tuple[str, str, str, int], Estimate]) -> None:
-        """Take estimates computed in another process as if computed here (cache, store and store bookkeeping)."""
-        for key, found in estimates.items():
-            stored = self._stored_key(key)
-            if self.store and self.store.get(stored) is None:
-                self.store.put(stored, found)
-            self._estimates[key] = found
-            self._used.add(stored)
+    def absorb(self, found: tuple[dict[tuple[str, str, str, int], Estimate], dict]) -> None:
+        """Take what :meth:`page_estimates` computed in another process as if computed here (caches and store)."""
+        estimates, sweeps = found
+        for key, estimate in estimates.items():
+            # Unpickled per model, equal assumption lists are separate objects: share them again, as estimate()
+            # does, so the store pickles each list once.
+            shared = self._assumptions.setdefault(estimate.assumptions, estimate.assumptions)
+            if shared is not estimate.assumptions:
+                object.__setattr__(estimate, "assumptions", shared)  # this process's own fresh copy
+            self._keep(self._stored_key(key), estimate)
+            self._estimates[key] = estimate
+        for (m, g), sweep in sweeps.items():
+            self._keep((self.model_digests[m], self.gpu_spec_digests[g], "sweep"), sweep)
+            self._sweeps[("sweep", m, g)] = sweep
+
+    def _keep(self, stored: tuple, value: object) -> None:
+        if self.store and self.store.get(stored) is None:
+            self.store.put(stored, value)
+        self._used.add(stored)
 
     def save_store(self) -> None:
         """Keep the estimates this build used for the next one."""
@@ -161,18 +192,32 @@ class Results:
         self._finetune: dict[tuple[str, str], finetune.FinetuneEstimate] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._reference = _reference_device(self.catalog)
-        # Both language versions of a pair page are rendered one after the other: remember the last few sweeps.
-        self.context_sweep = lru_cache(maxsize=4)(self._context_sweep)
+        self._sweeps: dict[tuple[str, str, str], ContextSweep] = {}
+        self._assumptions: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
-    def _context_sweep(self, model_id: str, gpu_id: str) -> tuple[tuple[int, Estimate, Estimate], ...]:
-        """(context, estimate with f16 KV, estimate with q8_0 KV) of the pair's recommended quant at each step
-        from 4K to the model's maximum context."""
-        model, device, quant = self.models[model_id], self.devices[gpu_id], self.pairs[(model_id, gpu_id)].quant
+    def context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
+        """Memory of the pair's recommended quant from 4K to the model's maximum context (cached, and kept in the
+        store: a rebuild after a price edit recomputes none)."""
+        key = ("sweep", model_id, gpu_id)
+        found = self._sweeps.get(key)
+        if found is None:
+            stored = (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "sweep")
+            found = self.store.get(stored) if self.store else None
+            if found is None:
+                found = self._context_sweep(model_id, gpu_id)
+                if self.store:
+                    self.store.put(stored, found)
+            self._sweeps[key] = found
+            self._used.add(stored)
+        return found
+
+    def _context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
+        model, device, quant = self.models[model_id], self.devices[gpu_id], self.pick(model_id, gpu_id).quant
         limit = self.catalog.models[model_id].context_length
-        steps = (*(c for c in CONTEXT_STEPS if c < limit), limit)
-        return tuple((c, api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="f16")),
-                      api.estimate(model, device, Request(quant=quant, context_tokens=c, kv_type="q8_0")))
-                     for c in steps)
+        contexts = (*(c for c in CONTEXT_STEPS if c < limit), limit)
+        f16, q8 = (api.context_memory(model, device, Request(quant=quant, kv_type=kv), contexts) for kv in ("f16", "q8_0"))
+        rows = tuple(zip(contexts, f16.kv_cache_bytes, f16.total_bytes, q8.kv_cache_bytes, q8.total_bytes))
+        return ContextSweep(rows, f16.max_context_tokens, q8.max_context_tokens, f16.usable_bytes)
 
     # --- cross-page views, each computed once per build -------------------------------------------------
 

@@ -359,6 +359,30 @@ def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate
                     _assumptions(model, device, request, p, final))
 
 
+@dataclass(frozen=True)
+class ContextMemory:
+    """Memory of one request at several context lengths: what :func:`estimate` gives for each, without speeds."""
+
+    contexts: tuple[int, ...]
+    kv_cache_bytes: tuple[int, ...]
+    total_bytes: tuple[int, ...]
+    usable_bytes: int
+    max_context_tokens: int
+
+
+def context_memory(model: ModelSpec, device: DeviceSpec, request: Request, contexts: tuple[int, ...]) -> ContextMemory:
+    """KV cache and total memory of ``request`` at each of ``contexts`` (``request.context_tokens`` is ignored),
+    by the same formulas as :func:`estimate`: the memory-against-context chart without a full estimate per point."""
+    check_request(model, device, request)
+    engine, seqs = request.engine, request.sequences
+    p = _prepare(model, request.quant, engine, request.kv_type, device.backend, device.count, device.parallel)
+    kv = tuple(kv_cache_bytes(p.layout, c, seqs) for c in contexts)
+    runtime = tuple(p.overhead.bytes_at(llama_cpp_cells(c, seqs) if engine != "vllm" else 0) for c in contexts)
+    usable = _budget(device, p.overhead)
+    max_ctx = 0 if p.blocked else _max_context(p, engine, seqs, usable, model.context_length)
+    return ContextMemory(contexts, kv, tuple(p.weights_gpu_bytes + k + r for k, r in zip(kv, runtime)), usable, max_ctx)
+
+
 @cache
 def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
                      overhead_items: tuple[tuple[str, str], ...], blocked: str | None,

@@ -7,8 +7,8 @@ from typing import Any, Callable, TypeVar
 from urllib.parse import urlparse
 
 from ..catalog.schema import Gpu, Model
-from ..estimate import api, cost
-from ..estimate.api import Estimate, Request
+from ..estimate import cost
+from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..results import FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands, labels
@@ -90,18 +90,20 @@ def _split(estimate: Estimate) -> list[dict[str, Any]]:
     return [{"key": key, "width": round(100 * size / total, 2)} for key, size in parts]
 
 
-def _context_view(results: Results, model_id: str, gpu_id: str, quant: str, lang: Lang) -> dict[str, Any]:
-    model, device = results.models[model_id], results.devices[gpu_id]
-    rows = [{"context": c, "f16": f16, "q8": q8} for c, f16, q8 in results.context_sweep(model_id, gpu_id)]
+def _context_view(results: Results, model_id: str, gpu_id: str, lang: Lang) -> dict[str, Any]:
+    sweep = results.context_sweep(model_id, gpu_id)
+    usable = sweep.usable_bytes
+    rows = [{"context": context, "kv_f16": kv_f16, "total_f16": total_f16, "over_f16": total_f16 > usable,
+             "kv_q8": kv_q8, "total_q8": total_q8, "over_q8": total_q8 > usable}
+            for context, kv_f16, total_f16, kv_q8, total_q8 in sweep.rows]
     _ = lang.gettext
     chart = charts.line_chart(
         _("Memory against context length"), tuple(lang.fmt.tokens(r["context"]) for r in rows),
-        (charts.Series("c-f16", _("KV cache f16"), tuple(r["f16"].total_bytes / 2**30 for r in rows)),
-         charts.Series("c-q8", _("KV cache q8_0"), tuple(r["q8"].total_bytes / 2**30 for r in rows))),
-        device.usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
-    base = api.estimate(model, device, Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, kv_type="q8_0"))
-    return {"context_rows": rows, "context_chart": chart, "max_context_f16": rows[0]["f16"].max_context_tokens,
-            "max_context_q8": base.max_context_tokens}
+        (charts.Series("c-f16", _("KV cache f16"), tuple(r["total_f16"] / 2**30 for r in rows)),
+         charts.Series("c-q8", _("KV cache q8_0"), tuple(r["total_q8"] / 2**30 for r in rows))),
+        results.devices[gpu_id].usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
+    return {"context_rows": rows, "context_chart": chart, "max_context_f16": sweep.max_context_f16,
+            "max_context_q8": sweep.max_context_q8}
 
 
 def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], name: Callable[[str, str], str]) -> list[dict[str, Any]]:
@@ -249,7 +251,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                    for q in matrix_quants(spec)],
         "sequences_8k": e.max_sequences,
     }
-    view.update(_context_view(results, key.model, key.gpu, pick.quant, lang))
+    view.update(_context_view(results, key.model, key.gpu, lang))
     offers = lang.shared(("offers", gpu.id), lambda: offer_rows(results, gpu.id))
     view["offers"] = offers
     view["cost"] = None

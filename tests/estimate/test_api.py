@@ -209,3 +209,20 @@ def test_every_catalogue_gpu_that_runs_a_model_gets_positive_speeds():
         e = api.estimate(model, device_spec(gpu), api.Request())
         assert not e.runs or min(e.decode_tokens_per_s, e.prefill_tokens_per_s, e.ttft_s,
                                  e.batched_tokens_per_s) > 0, gpu.id
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(ALL), st.floats(6, 200), st.sampled_from([("llama.cpp", "Q4_K_M", "f16"), ("llama.cpp", "Q8_0", "q8_0"),
+                                                                  ("llama.cpp", "BF16", "q4_0"), ("vllm", "BF16", "f16"),
+                                                                  ("vllm", "BF16", "fp8")]), st.integers(1, 3))
+def test_context_memory_is_estimate_without_speeds(name, gib, setup, seqs):
+    """The chart's sweep gives, at every context, exactly the memory and limits a full estimate gives."""
+    engine, quant, kv_type = setup
+    s, d = spec(name), device(gib)
+    request = api.Request(quant=quant, kv_type=kv_type, sequences=seqs, engine=engine)
+    contexts = (4096, 8192, 32768, 131072)
+    sweep = api.context_memory(s, d, request, contexts)
+    for context, kv, total in zip(contexts, sweep.kv_cache_bytes, sweep.total_bytes):
+        e = api.estimate(s, d, dataclasses.replace(request, context_tokens=context))
+        assert (kv, total, sweep.usable_bytes, sweep.max_context_tokens) == (
+            e.kv_cache_bytes, e.total_bytes, e.usable_bytes, e.max_context_tokens)
