@@ -261,10 +261,20 @@ def _ffn_plan(cfg: Mapping[str, Any], plan: list[str], n_experts: int) -> list[s
             for i in range(n)]
 
 
+_PARSED: dict[str, Architecture] = {}  # by fingerprint: the catalogue check and the estimate stage parse each once
+
+
 def parse_hf_config(config: Mapping[str, Any]) -> Architecture:
     """Normalise a Hugging Face config.json (text model, nested under ``text_config`` or not)."""
     cfg = _text(config)
     fingerprint = json.dumps(cfg, sort_keys=True, default=str)
+    found = _PARSED.get(fingerprint)
+    if found is None:
+        found = _PARSED[fingerprint] = _parse(cfg, fingerprint)
+    return found
+
+
+def _parse(cfg: Mapping[str, Any], fingerprint: str) -> Architecture:
     hidden = _int(cfg, "hidden_size", "d_model", "n_embd")
     n_layers = _int(cfg, "num_hidden_layers", "num_layers", "n_layer", default=len(_nemotron_pattern(cfg)) or None)
     vocab = _int(cfg, "vocab_size")
