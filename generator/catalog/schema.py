@@ -161,6 +161,7 @@ class CloudOffer(Strict):
     region: str | None = None
     checked: dt.date
     url: str
+    note: str | None = None  # how the price was read (a marketplace median, a "from" price); not shown on pages
 
 
 class CloudProvider(Strict):
