@@ -229,6 +229,7 @@ def build(options: BuildOptions) -> BuildReport:
         raise
     finally:
         progress.close()
+        _STATE.clear()  # the serial path's renderer and results: free them for the next build in this process
     new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages})
     new_manifest.pages.update({path: "" for path in written.paths if path not in new_manifest.pages})
     new_manifest.save(manifest_path)
