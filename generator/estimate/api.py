@@ -278,11 +278,14 @@ def _budget(device: DeviceSpec, ov: Overhead) -> int:
     return device.usable_memory_bytes
 
 
-def _total(p: _Prepared, engine: str, context: int, sequences: int) -> int:
+def _kv_and_runtime(p: _Prepared, engine: str, context: int, sequences: int) -> tuple[int, int]:
+    """KV cache and runtime bytes at a context: llama.cpp's overhead grows with its KV pool, vLLM's does not."""
     kv = kv_cache_bytes(p.layout, context, sequences)
-    if engine == "vllm":
-        return p.weights_gpu_bytes + kv + p.overhead.fixed_bytes
-    return p.weights_gpu_bytes + kv + p.overhead.bytes_at(llama_cpp_cells(context, sequences))
+    return kv, p.overhead.bytes_at(llama_cpp_cells(context, sequences) if engine != "vllm" else 0)
+
+
+def _total(p: _Prepared, engine: str, context: int, sequences: int) -> int:
+    return p.weights_gpu_bytes + sum(_kv_and_runtime(p, engine, context, sequences))
 
 
 def _max_context(p: _Prepared, engine: str, sequences: int, usable: int, limit: int) -> int:
@@ -336,8 +339,7 @@ def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate
     engine = request.engine
     p = _prepare(model, request.quant, engine, request.kv_type, device.backend, device.count, device.parallel)
     ctx, seqs = request.context_tokens, request.sequences
-    kv = kv_cache_bytes(p.layout, ctx, seqs)
-    runtime = p.overhead.bytes_at(llama_cpp_cells(ctx, seqs) if engine != "vllm" else 0)
+    kv, runtime = _kv_and_runtime(p, engine, ctx, seqs)
     total = p.weights_gpu_bytes + kv + runtime
     usable = _budget(device, p.overhead)
     verdict: Verdict | None = None if p.blocked else on_gpu_verdict(total, usable)
@@ -376,11 +378,11 @@ def context_memory(model: ModelSpec, device: DeviceSpec, request: Request, conte
     check_request(model, device, request)
     engine, seqs = request.engine, request.sequences
     p = _prepare(model, request.quant, engine, request.kv_type, device.backend, device.count, device.parallel)
-    kv = tuple(kv_cache_bytes(p.layout, c, seqs) for c in contexts)
-    runtime = tuple(p.overhead.bytes_at(llama_cpp_cells(c, seqs) if engine != "vllm" else 0) for c in contexts)
+    parts = [_kv_and_runtime(p, engine, c, seqs) for c in contexts]
     usable = _budget(device, p.overhead)
     max_ctx = 0 if p.blocked else _max_context(p, engine, seqs, usable, model.context_length)
-    return ContextMemory(contexts, kv, tuple(p.weights_gpu_bytes + k + r for k, r in zip(kv, runtime)), usable, max_ctx)
+    return ContextMemory(contexts, tuple(kv for kv, _ in parts),
+                         tuple(p.weights_gpu_bytes + kv + runtime for kv, runtime in parts), usable, max_ctx)
 
 
 @cache
