@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import Callable, NamedTuple, TypeVar
 
 from .catalog.schema import Catalog, CloudOffer, CloudProvider
 from .estimate import api, calibration, finetune
@@ -22,6 +22,7 @@ MATRIX = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K"
 PAGE_CONTEXT_TOKENS = 8192
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
+T = TypeVar("T")
 
 
 def preference(model: ModelSpec) -> tuple[str, ...]:
@@ -115,20 +116,26 @@ class Results:
         key = (model_id, gpu_id, quant, context_tokens)
         found = self._estimates.get(key)
         if found is None:
-            stored = self._stored_key(key)
-            found = self.store.get(stored) if self.store else None
-            if found is None:
-                found = api.estimate(self.models[model_id], self.devices[gpu_id],
-                                     Request(quant=quant, context_tokens=context_tokens))
-                if self.store:
-                    self.store.put(stored, found)
-            self._estimates[key] = found
-            self._used.add(stored)
+            found = self._estimates[key] = self._from_store(self._stored_key(key), lambda: api.estimate(
+                self.models[model_id], self.devices[gpu_id], Request(quant=quant, context_tokens=context_tokens)))
+        return found
+
+    def _from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
+        """The store's value for ``stored``, else ``compute()`` put there; either way kept for the next build."""
+        found = self.store.get(stored) if self.store else None
+        if found is None:
+            found = compute()
+            if self.store:
+                self.store.put(stored, found)
+        self._used.add(stored)
         return found
 
     def _stored_key(self, key: tuple[str, str, str, int]) -> tuple[str, str, str, int]:
         model_id, gpu_id, quant, context_tokens = key
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, context_tokens)
+
+    def _sweep_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "sweep")
 
     def page_estimate_keys(self, model_id: str) -> list[tuple[str, str, str, int]]:
         """Every per-quant estimate the pages of a model need: the recommendation search and the matrix."""
@@ -147,7 +154,7 @@ class Results:
         store = self.store
         return store is not None and all(store.get(self._stored_key(key)) is not None
                                          for key in self.page_estimate_keys(model_id)) and all(
-            store.get((self.model_digests[model_id], self.gpu_spec_digests[g], "sweep")) is not None for g in self.devices)
+            store.get(self._sweep_key(model_id, g)) is not None for g in self.devices)
 
     def absorb(self, found: tuple[dict[tuple[str, str, str, int], Estimate], dict]) -> None:
         """Take what :meth:`page_estimates` computed in another process as if computed here (caches and store)."""
@@ -158,16 +165,9 @@ class Results:
             shared = self._assumptions.setdefault(estimate.assumptions, estimate.assumptions)
             if shared is not estimate.assumptions:
                 object.__setattr__(estimate, "assumptions", shared)  # this process's own fresh copy
-            self._keep(self._stored_key(key), estimate)
-            self._estimates[key] = estimate
+            self._estimates[key] = self._from_store(self._stored_key(key), lambda: estimate)
         for (m, g), sweep in sweeps.items():
-            self._keep((self.model_digests[m], self.gpu_spec_digests[g], "sweep"), sweep)
-            self._sweeps[("sweep", m, g)] = sweep
-
-    def _keep(self, stored: tuple, value: object) -> None:
-        if self.store and self.store.get(stored) is None:
-            self.store.put(stored, value)
-        self._used.add(stored)
+            self._sweeps[(m, g)] = self._from_store(self._sweep_key(m, g), lambda: sweep)
 
     def save_store(self) -> None:
         """Keep the estimates this build used for the next one."""
@@ -192,23 +192,16 @@ class Results:
         self._finetune: dict[tuple[str, str], finetune.FinetuneEstimate] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
         self._reference = _reference_device(self.catalog)
-        self._sweeps: dict[tuple[str, str, str], ContextSweep] = {}
+        self._sweeps: dict[tuple[str, str], ContextSweep] = {}
         self._assumptions: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
     def context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
         """Memory of the pair's recommended quant from 4K to the model's maximum context (cached, and kept in the
         store: a rebuild after a price edit recomputes none)."""
-        key = ("sweep", model_id, gpu_id)
-        found = self._sweeps.get(key)
+        found = self._sweeps.get((model_id, gpu_id))
         if found is None:
-            stored = (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "sweep")
-            found = self.store.get(stored) if self.store else None
-            if found is None:
-                found = self._context_sweep(model_id, gpu_id)
-                if self.store:
-                    self.store.put(stored, found)
-            self._sweeps[key] = found
-            self._used.add(stored)
+            found = self._sweeps[(model_id, gpu_id)] = self._from_store(
+                self._sweep_key(model_id, gpu_id), lambda: self._context_sweep(model_id, gpu_id))
         return found
 
     def _context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
@@ -376,14 +369,7 @@ class Results:
     def accuracy(self) -> list:
         """The estimator's measured error per kind on the bundled calibration data (kept in the store: it depends
         only on the estimator's code and data)."""
-        key = ("accuracy-report",)
-        found = self.store.get(key) if self.store else None
-        if found is None:
-            found = calibration.accuracy_report()
-            if self.store:
-                self.store.put(key, found)
-        self._used.add(key)
-        return found
+        return self._from_store(("accuracy-report",), calibration.accuracy_report)
 
     @cached_property
     def constants_table(self) -> list[dict]:
