@@ -11,6 +11,7 @@ from .estimate import api, calibration, finetune
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
+from .estimate.cost import HOURS_PER_MONTH
 from .estimate.device import DeviceSpec, device_spec
 from .incremental import GPU_FIELDS_OUTSIDE_ESTIMATES, EstimateStore, digest
 
@@ -399,10 +400,10 @@ def nearest(items: list[str], current: str, count: int) -> list[str]:
 
 
 RELATED_SHOWN = 12
+FINETUNE_METHODS = ("qlora", "lora", "full")
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
-HOURS_PER_MONTH = 730
 
 
 def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None:

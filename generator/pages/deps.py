@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from ..incremental import digest
-from ..results import Results, matrix_quants
+from ..results import FINETUNE_METHODS, Results, matrix_quants
 from .plan import PageKey
 from .views import related_ids
 
@@ -50,7 +50,7 @@ class PageDependencies:
                  for role, g, offer in r.recommendations(model_id)]
         best = [(q, r.best_gpu(model_id, q)) for q in matrix_quants(r.models[model_id])]
         best = [(q, g, r.catalog.gpus[g].name if g else None) for q, g in best]
-        finetune = [r.finetune_gpu(model_id, method) for method in ("qlora", "lora", "full")]
+        finetune = [r.finetune_gpu(model_id, method) for method in FINETUNE_METHODS]
         return picks, best, finetune
 
     def digest(self, key: PageKey) -> str:
@@ -61,7 +61,7 @@ class PageDependencies:
             linked = "".join(self._summaries[pair] for pair in related_ids(r, m, g)).encode()
             return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m), linked)
         if key.kind == "model":  # prices show only through cloud offers and the fine-tuning picks
-            finetune = [r.finetune_gpu(key.model, method) for method in ("qlora", "lora", "full")]
+            finetune = [r.finetune_gpu(key.model, method) for method in FINETUNE_METHODS]
             return digest(self.code, r.model_digests[key.model], self._all_gpu_specs, finetune)
         if key.kind == "gpu":
             return digest(self.code, r.gpu_digests[key.gpu], self._offers[key.gpu], self._all_models)

@@ -10,14 +10,13 @@ from ..catalog.schema import Gpu, Model
 from ..estimate import cost
 from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
-from ..results import FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
+from ..estimate.cost import HOURS_PER_MONTH
+from ..results import FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands, labels
 from markupsafe import Markup
 
 from .i18n import Formatter
 
-HOURS_PER_MONTH = 730
-FINETUNE_METHODS = ("qlora", "lora", "full")
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
 
 
@@ -363,6 +362,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     requirement_rows = results.model_requirements(key.model)
     ranked = sorted(results.catalog.gpus, key=lambda g: (RANK[results.pairs[(key.model, g)].estimate.verdict],
                                                            -results.pairs[(key.model, g)].estimate.decode_tokens_per_s, g))
+    fitting = sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
         "setups": results.cheapest_setups(key.model),
@@ -372,14 +372,14 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
                    "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
-        "fits_count": sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight")),
+        "fits_count": fitting,
         "sources": _source_rows([(model.name, model)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
         "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
             "model": model.name, "q4": lang.fmt.gib(requirement_rows[0]["cells"]["Q4_K_M"]["total_bytes"]) if requirement_rows else "",
             "bf16": lang.fmt.gib(requirement_rows[0]["cells"]["BF16"]["total_bytes"]) if requirement_rows else "",
-            "fit": lang.fmt.number(sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))),
+            "fit": lang.fmt.number(fitting),
             "n": lang.fmt.number(len(ranked))},
         "modified": _latest_read(model),
     }
