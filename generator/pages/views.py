@@ -110,7 +110,6 @@ def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], na
              "quant": results.pairs[(m, g)].quant, "estimate": results.pairs[(m, g)].estimate} for m, g in pairs]
 
 
-
 def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
     """This model on other GPUs (similar memory first), other models on this GPU (similar size first) and the
     largest models that fit on this GPU, as (model, GPU) pairs."""

@@ -45,22 +45,18 @@ class SiteWriter:
         """The staging folder beside ``out_dir``."""
         return out_dir.with_name(f".{out_dir.name}.staging")
 
-    def _claim(self, rel_path: str) -> Path:
+    def claim(self, rel_path: str) -> None:
+        """Reserve a path this build writes (here or in a worker, see :func:`stage_file`); a second claim is an error."""
         if rel_path in self.report.paths:
             raise DuplicatePathError(f"two pages write {rel_path}")
         if rel_path.startswith("/") or ".." in rel_path.split("/"):
             raise DuplicatePathError(f"output path outside the site: {rel_path}")
         self.report.paths.add(rel_path)
-        return self.out_dir / rel_path
 
     def write(self, rel_path: str, data: bytes) -> None:
         """Stage one file, unless the previous build left the same bytes there."""
         self.claim(rel_path)
         self.record(rel_path, stage_file(self.out_dir, self.staging, rel_path, data, self._dirs))
-
-    def claim(self, rel_path: str) -> None:
-        """Reserve a path another process will stage (see :func:`stage_file`); a second claim is an error."""
-        self._claim(rel_path)
 
     def record(self, rel_path: str, staged: bool) -> None:
         """Count a claimed path as staged (new bytes) or unchanged."""
@@ -72,7 +68,7 @@ class SiteWriter:
 
     def keep(self, rel_path: str) -> bool:
         """Keep the previous build's file without rendering it; False when there is none."""
-        self._claim(rel_path)
+        self.claim(rel_path)
         if self._existing is None:  # one walk instead of a stat per page
             self._existing = _relative_files(self.out_dir) if self.out_dir.is_dir() else set()
         if rel_path in self._existing:
