@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from markupsafe import Markup
 from babel.support import Translations
 
 from ..incremental import digest
+from . import codegen
+from .codegen import DirectCalls, FastCodeGenerator, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translations
 from .labels import translated_labels
 from .views import Lang
@@ -38,7 +41,7 @@ def _filters(fmt: Formatter) -> dict[str, Any]:
     }
 
 
-class FastGettext:
+class FastGettext(DirectCalls):
     """``_("…", name=value)`` for templates: translated text is trusted markup, substituted values are escaped.
 
     Jinja's i18n extension resolves ``gettext`` through the context and wraps every call; with ~200 messages per
@@ -49,11 +52,20 @@ class FastGettext:
         self._gettext = catalogue.gettext
         self._cache: dict[str, Markup] = {}
 
-    def __call__(self, message: str, **values: Any) -> Markup:
+    def translate(self, message: str) -> Markup:
+        """The message in this language, as markup."""
         translated = self._cache.get(message)
         if translated is None:
             translated = self._cache[message] = Markup(self._gettext(message))
-        return translated % values if values else translated
+        return translated
+
+    @jinja2.pass_context  # how stock Jinja would call it: the same signature either way
+    def __call__(self, context: jinja2.runtime.Context, message: str, **values: Any) -> Markup:
+        translated = self.translate(message)
+        if not values:
+            return translated
+        # Markup's own % escapes through a Python helper per value; the messages only use %(name)s.
+        return Markup(str.__mod__(translated, {name: escape_output(value) for name, value in values.items()}))
 
 
 class StaticMessages(jinja2.ext.Extension):
@@ -63,7 +75,7 @@ class StaticMessages(jinja2.ext.Extension):
         gettext = self.environment.globals["_"]
 
         def translated(match: re.Match[str]) -> str:
-            text = str(gettext(match.group(1) if match.group(1) is not None else match.group(2)))
+            text = str(gettext.translate(match.group(1) if match.group(1) is not None else match.group(2)))
             return f"{{% raw %}}{text}{{% endraw %}}" if JINJA_SYNTAX.search(text) else text
 
         return LITERAL_MESSAGE.sub(translated, source)
@@ -71,7 +83,9 @@ class StaticMessages(jinja2.ext.Extension):
 
 class PageEnvironment(jinja2.Environment):
     """Looks up ``x.key`` in dicts before attributes: views are dicts, and the attribute-first order costs an
-    exception per lookup."""
+    exception per lookup. Compiles with ``FastCodeGenerator``."""
+
+    code_generator_class = FastCodeGenerator
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
@@ -82,7 +96,7 @@ class PageEnvironment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
-class FragmentCache:
+class FragmentCache(DirectCalls):
     """``cached(template, key, **values)``: a partial rendered once per key and reused (Hugo's partialCached).
 
     The key names what the partial shows besides the page's root prefix (always part of the key) and the language
@@ -116,8 +130,9 @@ class FragmentCache:
 def make_environment(templates_dir: Path, catalogue: Translations, language: str,
                      cache_dir: Path | None = None) -> jinja2.Environment:
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
-    if cache_dir:  # compiled templates embed the translations: one cache per language and catalogue version
-        cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()))}"
+    if cache_dir:  # compiled code embeds the translations and our code generator: one cache per version of each
+        compiler = digest(*(Path(module.__file__).read_bytes() for module in (codegen, sys.modules[__name__])))
+        cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()), compiler)}"
         cache_dir.mkdir(parents=True, exist_ok=True)
     env = PageEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
