@@ -10,6 +10,7 @@ one for the IQ1/IQ2/IQ3_XXS types). MTP, n_gqa, n_expert and the 70B rule are ta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 Family = Literal["gguf", "vllm"]
@@ -123,6 +124,7 @@ def use_more_bits(i: int, n: int) -> bool:
     return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
 
 
+@cache  # asked once per tensor and file type: the same few thousand names each time
 def category(name: str) -> str:
     """llama.cpp ``tensor_get_category`` on a GGUF tensor name."""
     if name == "output.weight":
@@ -138,6 +140,7 @@ def category(name: str) -> str:
     return "other"
 
 
+@cache
 def allows_quantization(name: str, ne: tuple[int, ...]) -> bool:
     """llama.cpp ``tensor_allows_quantization``: 2-D/3-D weights except norms, routers and conv kernels."""
     dims = len(ne)

@@ -19,6 +19,7 @@ vLLM:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from .architecture import Architecture
 from .kvcache import LLAMA_CPP_UBATCH, VLLM_MAX_BATCHED_TOKENS
@@ -47,6 +48,7 @@ class Overhead:
         return self.fixed_bytes + self.per_cell_bytes * cells
 
 
+@cache  # a walk over every tensor, wanted by every (quant, engine, backend) preparation
 def ffn_width(arch: Architecture) -> int:
     """Widest per-token feed-forward intermediate: dense width or top-k experts plus shared experts."""
     widths = [0]

@@ -86,9 +86,14 @@ def _padded(n: int) -> int:
     return -(-n // GGUF_ALIGNMENT) * GGUF_ALIGNMENT
 
 
-def _recipe_state(arch: Architecture, tensors: tuple[Tensor, ...]) -> RecipeState:
-    n_attention_wv = sum(1 for t in tensors if any(k in t.name for k in ("attn_v.weight", "attn_qkv.weight",
-                                                                         "attn_kv_b.weight")))
+@cache
+def _attention_wv_count(arch: Architecture) -> int:
+    return sum(1 for t in arch.gguf_tensors
+               if any(k in t.name for k in ("attn_v.weight", "attn_qkv.weight", "attn_kv_b.weight")))
+
+
+def _recipe_state(arch: Architecture) -> RecipeState:
+    n_attention_wv = _attention_wv_count(arch)
     gqa_70b = arch.layers[0].n_kv_heads not in (0, arch.n_heads)
     is_70b = arch.model_type in _LLAMA_70B_TYPES and arch.n_layers == 80 and gqa_70b
     return RecipeState(n_attention_wv, arch.gguf_layer_count, arch.n_gqa, arch.n_experts, is_70b,
@@ -98,7 +103,7 @@ def _recipe_state(arch: Architecture, tensors: tuple[Tensor, ...]) -> RecipeStat
 def gguf_types(arch: Architecture, ftype: str) -> tuple[tuple[Tensor, str], ...]:
     """Each stored tensor with the type llama-quantize gives it for file type ``ftype``."""
     tensors = arch.gguf_tensors
-    state = _recipe_state(arch, tensors)
+    state = _recipe_state(arch)
     return tuple((t, gguf_type(ftype, t.name, t.ne, t.layer, state) if allows_quantization(t.name, t.ne) else "F32")
                  for t in tensors)
 

@@ -1,9 +1,11 @@
-"""Jinja's code generator with a cheaper hot path: plain-string output escaping and direct calls of our globals.
+"""Jinja's code generator with a cheaper hot path: plain-string output escaping, inline dict lookups and direct
+calls of our globals.
 
 Jinja compiles ``{{ x }}`` to ``escape(x)``, which builds a ``Markup`` object per value only for the page to join
-them into one string, and every ``f(...)`` in a template to ``context.call(f, ...)``, which inspects ``f`` and, in a
-block, derives a new context per call. With ~450 output values and ~60 calls per pair page that was a third of
-the render time. The output is the same: ``tests/site/test_codegen.py`` compares it with stock Jinja's.
+them into one string; ``x.key`` to a method call per lookup; and every ``f(...)`` to ``context.call(f, ...)``,
+which inspects ``f`` and, in a block, derives a new context per call. A pair page has ~450 output values, ~680
+lookups and ~60 calls: that was half its render time. The output is the same: ``tests/site/test_codegen.py``
+compares every page with stock Jinja's.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from markupsafe import Markup
 
 try:  # markupsafe's C escaper; its Python twin where the C speedups are missing
@@ -41,7 +43,8 @@ class DirectCalls:
 
 
 class FastCodeGenerator(CodeGenerator):
-    """Emits ``escape_output(x)`` for autoescaped output and ``f(...)`` for globals marked ``DirectCalls``."""
+    """Emits ``escape_output(x)`` for autoescaped output, an inline look-up for ``x.key`` on dicts (the views) and
+    ``f(context, ...)`` for globals marked ``DirectCalls``."""
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         self.writeline(f"from {__name__} import escape_output")
@@ -52,6 +55,17 @@ class FastCodeGenerator(CodeGenerator):
             self.write("escape_output(")
         else:
             super()._output_child_pre(node, frame, finalize)
+
+    @optimizeconst
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        if self.environment.is_async:
+            super().visit_Getattr(node, frame)
+            return
+        # One temporary serves nested look-ups: the inner one is done before the outer one rebinds it.
+        key = repr(node.attr)
+        self.write(f"(_view[{key}] if type(_view := ")
+        self.visit(node.node, frame)
+        self.write(f") is dict and {key} in _view else environment.getattr(_view, {key}))")
 
     def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
         if not self._direct_call(node, forward_caller):

@@ -160,17 +160,15 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
 
 def assumption_rows(estimate: Estimate, lang: Lang) -> list[dict[str, Any]]:
     """The estimator's assumptions with translated labels; a text the label tables miss keeps its English words."""
-    return lang.shared(("assumptions", estimate.assumptions), lambda: _assumption_rows(estimate, lang))
+    # Nearly every pair has its own list (GPU and model figures), but the items recur: translate each once.
+    return [lang.shared(("assumption", key, value), lambda: _assumption_row(key, value, lang))
+            for key, value in estimate.assumptions]
 
 
-def _assumption_rows(estimate: Estimate, lang: Lang) -> list[dict[str, Any]]:
-    decimal = lang.fmt.number(0.5, 1)[1]
-    rows = []
-    for key, value in estimate.assumptions:
-        text, translated = labels.localise(value, lang.gettext, decimal)
-        rows.append({"key": key, "label": lang.gettext(labels.ASSUMPTION[key]) if key in labels.ASSUMPTION else key,
-                     "value": text, "english": not translated and lang.code != "en"})
-    return rows
+def _assumption_row(key: str, value: str, lang: Lang) -> dict[str, Any]:
+    text, translated = labels.localise(value, lang.gettext, lang.fmt.number(0.5, 1)[1])
+    return {"key": key, "label": lang.gettext(labels.ASSUMPTION[key]) if key in labels.ASSUMPTION else key,
+            "value": text, "english": not translated and lang.code != "en"}
 
 
 def native_precision(model: Model, spec: Any) -> str | None:
