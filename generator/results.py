@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable, NamedTuple, TypeVar
+from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
-from .catalog.schema import Catalog, CloudOffer, CloudProvider
+from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
 from .estimate import api, calibration, finetune
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
@@ -70,7 +70,7 @@ class Results:
     """Catalogue plus estimator views of it, and every pair's recommendation."""
 
     catalog: Catalog
-    store: EstimateStore | None = None
+    store: EstimateStore = field(default_factory=EstimateStore)  # in memory only unless a build passes its own
 
     @cached_property
     def model_digests(self) -> dict[str, str]:
@@ -123,11 +123,10 @@ class Results:
 
     def _from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
         """The store's value for ``stored``, else ``compute()`` put there; either way kept for the next build."""
-        found = self.store.get(stored) if self.store else None
+        found = self.store.get(stored)
         if found is None:
             found = compute()
-            if self.store:
-                self.store.put(stored, found)
+            self.store.put(stored, found)
         self._used.add(stored)
         return found
 
@@ -143,37 +142,42 @@ class Results:
         quants = dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))
         return [(model_id, g, q, PAGE_CONTEXT_TOKENS) for g in sorted(self.devices) for q in quants]
 
-    def page_estimates(self, model_ids: list[str]) -> tuple[dict[tuple[str, str, str, int], Estimate], dict]:
-        """The estimates of :meth:`page_estimate_keys` and the context sweeps of these models' pairs, computed or
-        taken from the store."""
-        estimates = {key: self.quant_estimate(*key) for m in model_ids for key in self.page_estimate_keys(m)}
-        sweeps = {(m, g): self.context_sweep(m, g) for m in model_ids for g in sorted(self.devices)}
-        return estimates, sweeps
+    def _page_results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
+        """Each stored result the pages of a model need, as (store key, getter): per-quant estimates, context
+        sweeps, the requirement table and the multi-GPU counts behind its rentable setups."""
+        for key in self.page_estimate_keys(model_id):
+            yield self._stored_key(key), lambda key=key: self.quant_estimate(*key)
+        for gpu_id in sorted(self.devices):
+            yield self._sweep_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
+        yield self._requirements_key(model_id), lambda: self.model_requirements(model_id)
+        for quant in SETUP_QUANTS:
+            for gpu_id in self._rented_gpus:
+                yield (self._gpu_count_key(model_id, gpu_id, quant),
+                       lambda gpu_id=gpu_id, quant=quant: self.tensor_parallel_count(model_id, gpu_id, quant))
+
+    def page_estimates(self, model_ids: list[str]) -> dict[tuple, Any]:
+        """The results of :meth:`_page_results` for these models, computed or taken from the store, by store key
+        (a worker's answer to :meth:`absorb`)."""
+        return {key: get() for model_id in model_ids for key, get in self._page_results(model_id)}
 
     def stored(self, model_id: str) -> bool:
-        """Whether the store already holds every page estimate and sweep of a model (nothing to compute)."""
-        store = self.store
-        return store is not None and all(store.get(self._stored_key(key)) is not None
-                                         for key in self.page_estimate_keys(model_id)) and all(
-            store.get(self._sweep_key(model_id, g)) is not None for g in self.devices)
+        """Whether the store already holds every result the pages of a model need (nothing to compute)."""
+        return all(self.store.get(key) is not None for key, _ in self._page_results(model_id))
 
-    def absorb(self, found: tuple[dict[tuple[str, str, str, int], Estimate], dict]) -> None:
-        """Take what :meth:`page_estimates` computed in another process as if computed here (caches and store)."""
-        estimates, sweeps = found
-        for key, estimate in estimates.items():
-            # Unpickled per model, equal assumption lists are separate objects: share them again, as estimate()
-            # does, so the store pickles each list once.
-            shared = self._assumptions.setdefault(estimate.assumptions, estimate.assumptions)
-            if shared is not estimate.assumptions:
-                object.__setattr__(estimate, "assumptions", shared)  # this process's own fresh copy
-            self._estimates[key] = self._from_store(self._stored_key(key), lambda: estimate)
-        for (m, g), sweep in sweeps.items():
-            self._sweeps[(m, g)] = self._from_store(self._sweep_key(m, g), lambda: sweep)
+    def absorb(self, found: dict[tuple, Any]) -> None:
+        """Take what :meth:`page_estimates` computed in another process as if computed here (into the store)."""
+        for key, value in found.items():
+            if isinstance(value, Estimate):
+                # Unpickled per model, equal assumption lists are separate objects: share them again, as
+                # estimate() does, so the store pickles each list once.
+                shared = self._assumptions.setdefault(value.assumptions, value.assumptions)
+                if shared is not value.assumptions:
+                    object.__setattr__(value, "assumptions", shared)  # this process's own fresh copy
+            self._from_store(key, lambda: value)
 
     def save_store(self) -> None:
         """Keep the estimates this build used for the next one."""
-        if self.store:
-            self.store.save(keep=self._used)
+        self.store.save(keep=self._used)
 
     def best_gpu(self, model_id: str, quant: str) -> str | None:
         """The cheapest catalogued GPU (list price, then memory) on which this quant fits with margin."""
@@ -192,7 +196,8 @@ class Results:
         self._best_gpu: dict[tuple[str, str], str | None] = {}
         self._finetune: dict[tuple[str, str], finetune.FinetuneEstimate] = {}
         self._finetune_gpu: dict[tuple[str, str], tuple[str, str] | None] = {}
-        self._reference = _reference_device(self.catalog)
+        self._reference_id = _reference_gpu(self.catalog)
+        self._reference = _reference_device(self.catalog.gpus[self._reference_id])
         self._sweeps: dict[tuple[str, str], ContextSweep] = {}
         self._assumptions: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
@@ -318,12 +323,35 @@ class Results:
         return self._reference
 
     def model_requirements(self, model_id: str) -> list[dict]:
-        """Cached :meth:`_model_requirements` (both language versions of a model page share it)."""
-        return self._per_model("requirements", model_id, self._model_requirements)
+        """Cached :meth:`_model_requirements` (kept in the store: it depends only on the model and the reference
+        device)."""
+        return self._per_model("requirements", model_id, lambda m: self._from_store(
+            self._requirements_key(m), lambda: self._model_requirements(m)))
+
+    def _requirements_key(self, model_id: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[self._reference_id], "requirements")
 
     def cheapest_setups(self, model_id: str) -> list[dict]:
         """Cached :meth:`_cheapest_setups`."""
         return self._per_model("setups", model_id, self._cheapest_setups)
+
+    def tensor_parallel_count(self, model_id: str, gpu_id: str, quant: str) -> int:
+        """The fewest GPUs (2, 4 or 8, tensor parallel) on which ``quant`` fits with margin, or 0 (stored)."""
+        def fewest() -> int:
+            for count in (2, 4, 8):
+                device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
+                if api.estimate(self.models[model_id], device, Request(quant=quant, gpu_count=count)).verdict == "fits":
+                    return count
+            return 0
+        return self._from_store(self._gpu_count_key(model_id, gpu_id, quant), fewest)
+
+    def _gpu_count_key(self, model_id: str, gpu_id: str, quant: str) -> tuple[str, str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, "tensor-parallel")
+
+    @cached_property
+    def _rented_gpus(self) -> list[str]:
+        """GPUs with at least one cloud offer, in id order."""
+        return sorted(g for g, offers in self.offers_by_gpu.items() if offers)
 
     def _per_model(self, kind: str, model_id: str, compute) -> list:
         key = (kind, model_id)
@@ -357,12 +385,10 @@ class Results:
                     candidate = (per_gpu, gpu_id, 1)
                     single = min(single, candidate) if single else candidate
                     continue
-                for count in (2, 4, 8):
-                    device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
-                    if api.estimate(self.models[model_id], device, Request(quant=quant, gpu_count=count)).verdict == "fits":
-                        candidate = (per_gpu * count, gpu_id, count)
-                        multi = min(multi, candidate) if multi else candidate
-                        break
+                count = self.tensor_parallel_count(model_id, gpu_id, quant)
+                if count:
+                    candidate = (per_gpu * count, gpu_id, count)
+                    multi = min(multi, candidate) if multi else candidate
             setups.append({"quant": quant, "single": _setup(self, single), "multi": _setup(self, multi)})
         return setups
 
@@ -414,9 +440,12 @@ def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None
             "usd_per_month": usd_per_hour * HOURS_PER_MONTH}
 
 
-def _reference_device(catalog: Catalog) -> DeviceSpec:
-    """The largest catalogued CUDA GPU with unbounded memory: requirement tables then show memory, never a verdict."""
+def _reference_gpu(catalog: Catalog) -> str:
+    """The largest catalogued CUDA GPU (any GPU without one), whose figures the requirement tables use."""
     cuda = [g for g in catalog.gpus.values() if "cuda" in g.backends] or list(catalog.gpus.values())
-    base = device_spec(max(cuda, key=lambda g: (g.memory_bytes, g.id)))
-    return replace(base, memory_bytes=2**50, usable_memory_bytes=2**50)
+    return max(cuda, key=lambda g: (g.memory_bytes, g.id)).id
 
+
+def _reference_device(gpu: Gpu) -> DeviceSpec:
+    """The GPU with unbounded memory: requirement tables then show memory, never a verdict."""
+    return replace(device_spec(gpu), memory_bytes=2**50, usable_memory_bytes=2**50)

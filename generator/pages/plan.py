@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..catalog.schema import Catalog
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES
@@ -37,11 +38,11 @@ class Page:
     key: PageKey
     language: str
 
-    @property
+    @cached_property  # asked for several times per page by the planner, the digests, the writer and the sitemaps
     def url_path(self) -> str:
         return self.key.url_path(self.language)
 
-    @property
+    @cached_property
     def output_path(self) -> str:
         path = self.url_path
         return path if path.endswith(".html") else f"{path}index.html"

@@ -38,7 +38,7 @@ class SiteWriter:
             shutil.rmtree(self.staging)
         self.staging.mkdir(parents=True)
         self._dirs: set[Path] = {self.staging}
-        self._existing: set[str] | None = None
+        self._out_prefix = f"{out_dir}{os.sep}"
 
     @staticmethod
     def staging_for(out_dir: Path) -> Path:
@@ -69,9 +69,7 @@ class SiteWriter:
     def keep(self, rel_path: str) -> bool:
         """Keep the previous build's file without rendering it; False when there is none."""
         self.claim(rel_path)
-        if self._existing is None:  # one walk instead of a stat per page
-            self._existing = _relative_files(self.out_dir) if self.out_dir.is_dir() else set()
-        if rel_path in self._existing:
+        if os.path.isfile(f"{self._out_prefix}{rel_path}"):  # a stat: a fifth of walking the whole site
             self.report.unchanged += 1
             return True
         self.report.paths.discard(rel_path)
