@@ -100,8 +100,12 @@ class Results:
         return {(m, g): self.pick(m, g) for m in sorted(self.models) for g in sorted(self.devices)}
 
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
-        """The recommended setup of one pair (``pairs`` holds them all)."""
-        return recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])])
+        """The recommended setup of one pair (``pairs`` holds them all; kept in the store)."""
+        return self._from_store(self._pick_key(model_id, gpu_id), lambda: recommend(
+            [(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])]))
+
+    def _pick_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "pick")
 
     @cached_property
     def offers_by_gpu(self) -> dict[str, list[tuple[CloudProvider, CloudOffer]]]:
@@ -143,11 +147,12 @@ class Results:
         return [(model_id, g, q, PAGE_CONTEXT_TOKENS) for g in sorted(self.devices) for q in quants]
 
     def _page_results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
-        """Each stored result the pages of a model need, as (store key, getter): per-quant estimates, context
-        sweeps, the requirement table and the multi-GPU counts behind its rentable setups."""
+        """Each stored result the pages of a model need, as (store key, getter): per-quant estimates, each pair's
+        pick and context sweep, the requirement table and the multi-GPU counts behind its rentable setups."""
         for key in self.page_estimate_keys(model_id):
             yield self._stored_key(key), lambda key=key: self.quant_estimate(*key)
         for gpu_id in sorted(self.devices):
+            yield self._pick_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield self._sweep_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
         yield self._requirements_key(model_id), lambda: self.model_requirements(model_id)
         for quant in SETUP_QUANTS:

@@ -21,14 +21,14 @@ class PageKey:
         """The page's URL path below the site root, ending in ``/`` (or ``.html`` for the 404 page)."""
         if self.kind == "notfound":
             return "404.html" if language == DEFAULT_LANGUAGE else f"{language}/404.html"
-        base = f"{language}/"
-        return base + {
-            "index": "",
-            "methodology": "methodology/",
-            "model": f"models/{self.model}/",
-            "gpu": f"gpus/{self.gpu}/",
-            "pair": f"models/{self.model}/{self.gpu}/",
-        }[self.kind]
+        kind = self.kind
+        if kind == "pair":
+            return f"{language}/models/{self.model}/{self.gpu}/"
+        if kind == "model":
+            return f"{language}/models/{self.model}/"
+        if kind == "gpu":
+            return f"{language}/gpus/{self.gpu}/"
+        return f"{language}/{'methodology/' if kind == 'methodology' else ''}"
 
 
 @dataclass(frozen=True)
