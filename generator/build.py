@@ -121,9 +121,11 @@ def _render_and_stage(pages: list[Page]) -> list[tuple[str, bool]]:
     return [(path, stage_file(options.out_dir, staging, path, data, made_dirs)) for path, data in _render_chunk(pages)]
 
 
-def _chunks(pages: list[Page]) -> Iterator[list[Page]]:
-    for start in range(0, len(pages), CHUNK_PAGES):
-        yield pages[start:start + CHUNK_PAGES]
+def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
+    """Chunks of at most CHUNK_PAGES pages, smaller when there are few pages, so that every worker gets some."""
+    size = max(1, min(CHUNK_PAGES, -(-len(pages) // (2 * jobs))))
+    for start in range(0, len(pages), size):
+        yield pages[start:start + size]
 
 
 def render_pages(pages: list[Page], options: BuildOptions, results: Results, jobs: int) -> Iterator[list[tuple[str, bool]]]:
@@ -135,7 +137,7 @@ def render_pages(pages: list[Page], options: BuildOptions, results: Results, job
         return
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results, True)) as pool:
-        yield from pool.imap(_render_and_stage, _chunks(pages))
+        yield from pool.imap(_render_and_stage, _chunks(pages, jobs))
 
 
 class Progress:
@@ -234,8 +236,8 @@ def _build(options: BuildOptions) -> BuildReport:
         progress.total = len(stale)
         for page in stale:
             writer.claim(page.output_path)
-        # A pool costs a fork and a renderer per worker: only worth it beyond a few chunks of pages.
-        for chunk in render_pages(stale, options, results, jobs if len(stale) > 4 * CHUNK_PAGES else 1):
+        # A pool costs a fork and a renderer per worker: only worth it beyond a chunk of pages.
+        for chunk in render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1):
             for path, staged in chunk:
                 writer.record(path, staged)
             progress.advance(len(chunk))

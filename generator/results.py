@@ -101,7 +101,7 @@ class Results:
 
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
         """The recommended setup of one pair (``pairs`` holds them all; kept in the store)."""
-        return self._from_store(self._pick_key(model_id, gpu_id), lambda: recommend(
+        return self.from_store(self._pick_key(model_id, gpu_id), lambda: recommend(
             [(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])]))
 
     def _pick_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
@@ -121,11 +121,11 @@ class Results:
         key = (model_id, gpu_id, quant, context_tokens)
         found = self._estimates.get(key)
         if found is None:
-            found = self._estimates[key] = self._from_store(self._stored_key(key), lambda: api.estimate(
+            found = self._estimates[key] = self.from_store(self._stored_key(key), lambda: api.estimate(
                 self.models[model_id], self.devices[gpu_id], Request(quant=quant, context_tokens=context_tokens)))
         return found
 
-    def _from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
+    def from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
         """The store's value for ``stored``, else ``compute()`` put there; either way kept for the next build."""
         found = self.store.get(stored)
         if found is None:
@@ -155,6 +155,8 @@ class Results:
             yield self._pick_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield self._sweep_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
         yield self._requirements_key(model_id), lambda: self.model_requirements(model_id)
+        for quant in matrix_quants(self.models[model_id]):
+            yield self._fitting_key(model_id, quant), lambda quant=quant: self.fitting_gpus(model_id, quant)
         for quant in SETUP_QUANTS:
             for gpu_id in self._rented_gpus:
                 yield (self._gpu_count_key(model_id, gpu_id, quant),
@@ -166,8 +168,13 @@ class Results:
         return {key: get() for model_id in model_ids for key, get in self._page_results(model_id)}
 
     def stored(self, model_id: str) -> bool:
-        """Whether the store already holds every result the pages of a model need (nothing to compute)."""
-        return all(self.store.get(key) is not None for key, _ in self._page_results(model_id))
+        """Whether the store already holds every result the pages of a model need (nothing to compute); if so,
+        they count as used, so saving the store keeps them for pages this build does not render."""
+        keys = [key for key, _ in self._page_results(model_id)]
+        if any(self.store.get(key) is None for key in keys):
+            return False
+        self._used.update(keys)
+        return True
 
     def absorb(self, found: dict[tuple, Any]) -> None:
         """Take what :meth:`page_estimates` computed in another process as if computed here (into the store)."""
@@ -178,7 +185,7 @@ class Results:
                 shared = self._assumptions.setdefault(value.assumptions, value.assumptions)
                 if shared is not value.assumptions:
                     object.__setattr__(value, "assumptions", shared)  # this process's own fresh copy
-            self._from_store(key, lambda: value)
+            self.from_store(key, lambda: value)
 
     def save_store(self) -> None:
         """Keep the estimates this build used for the next one."""
@@ -188,11 +195,24 @@ class Results:
         """The cheapest catalogued GPU (list price, then memory) on which this quant fits with margin."""
         key = (model_id, quant)
         if key not in self._best_gpu:
-            candidates = [(g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id)
-                          for g in self.catalog.gpus.values()
-                          if self.quant_estimate(model_id, g.id, quant).verdict == "fits"]
+            gpus = self.catalog.gpus
+            candidates = [(gpus[g].price_usd is None, gpus[g].price_usd or 0.0, gpus[g].memory_bytes, g)
+                          for g in self.fitting_gpus(model_id, quant)]
             self._best_gpu[key] = min(candidates)[3] if candidates else None
         return self._best_gpu[key]
+
+    def fitting_gpus(self, model_id: str, quant: str) -> tuple[str, ...]:
+        """The GPUs on which this quant fits with margin at the pages' context (kept in the store: prices may
+        change which one is cheapest, not which ones fit)."""
+        return self.from_store(self._fitting_key(model_id, quant), lambda: tuple(
+            g for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict == "fits"))
+
+    def _fitting_key(self, model_id: str, quant: str) -> tuple[str, str, str, str]:
+        return (self.model_digests[model_id], self._all_gpu_specs, quant, "fitting")
+
+    @cached_property
+    def _all_gpu_specs(self) -> str:
+        return digest(sorted(self.gpu_spec_digests.items()))
 
     def __post_init__(self) -> None:
         self._estimates: dict[tuple[str, str, str, int], Estimate] = {}
@@ -211,7 +231,7 @@ class Results:
         store: a rebuild after a price edit recomputes none)."""
         found = self._sweeps.get((model_id, gpu_id))
         if found is None:
-            found = self._sweeps[(model_id, gpu_id)] = self._from_store(
+            found = self._sweeps[(model_id, gpu_id)] = self.from_store(
                 self._sweep_key(model_id, gpu_id), lambda: self._context_sweep(model_id, gpu_id))
         return found
 
@@ -330,7 +350,7 @@ class Results:
     def model_requirements(self, model_id: str) -> list[dict]:
         """Cached :meth:`_model_requirements` (kept in the store: it depends only on the model and the reference
         device)."""
-        return self._per_model("requirements", model_id, lambda m: self._from_store(
+        return self._per_model("requirements", model_id, lambda m: self.from_store(
             self._requirements_key(m), lambda: self._model_requirements(m)))
 
     def _requirements_key(self, model_id: str) -> tuple[str, str, str]:
@@ -348,7 +368,7 @@ class Results:
                 if api.estimate(self.models[model_id], device, Request(quant=quant, gpu_count=count)).verdict == "fits":
                     return count
             return 0
-        return self._from_store(self._gpu_count_key(model_id, gpu_id, quant), fewest)
+        return self.from_store(self._gpu_count_key(model_id, gpu_id, quant), fewest)
 
     def _gpu_count_key(self, model_id: str, gpu_id: str, quant: str) -> tuple[str, str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, "tensor-parallel")
@@ -401,7 +421,7 @@ class Results:
     def accuracy(self) -> list:
         """The estimator's measured error per kind on the bundled calibration data (kept in the store: it depends
         only on the estimator's code and data)."""
-        return self._from_store(("accuracy-report",), calibration.accuracy_report)
+        return self.from_store(("accuracy-report",), calibration.accuracy_report)
 
     @cached_property
     def constants_table(self) -> list[dict]:

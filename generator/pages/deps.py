@@ -53,13 +53,23 @@ class PageDependencies:
         finetune = [r.finetune_gpu(model_id, method) for method in FINETUNE_METHODS]
         return picks, best, finetune
 
+    @cached_property
+    def _linked(self) -> dict[tuple[str, str], str]:
+        """Per pair, a digest of the related pairs its links show. They follow from estimates, names and sizes
+        alone, so the store keeps them while no model, GPU spec or code changes (a price edit reuses them)."""
+        r = self.results
+        key = ("linked", self.code, digest(sorted(r.model_digests.items()), sorted(r.gpu_spec_digests.items())))
+        return r.from_store(key, lambda: {
+            (m, g): digest("".join([self._summaries[pair] for pair in related_ids(r, m, g)]))
+            for m, g in r.pairs})
+
     def digest(self, key: PageKey) -> str:
         """The digest of everything the page for ``key`` shows."""
         r = self.results
         if key.kind == "pair":
             m, g = key.model, key.gpu
-            linked = "".join(self._summaries[pair] for pair in related_ids(r, m, g)).encode()
-            return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m), linked)
+            return digest(self.code, r.model_digests[m], r.gpu_digests[g], self._offers[g], self._extras(m),
+                          self._linked[(m, g)])
         if key.kind == "model":  # prices show only through cloud offers and the fine-tuning picks
             finetune = [r.finetune_gpu(key.model, method) for method in FINETUNE_METHODS]
             return digest(self.code, r.model_digests[key.model], self._all_gpu_specs, finetune)
