@@ -60,7 +60,8 @@ class Formatter:
         locale = Locale.parse(language)
         symbols = locale.number_symbols["latn"]
         self.language = language
-        self._table = str.maketrans({",": symbols["group"], ".": symbols["decimal"]})
+        table = {",": symbols["group"], ".": symbols["decimal"]}
+        self._table = None if table == {",": ",", ".": "."} else str.maketrans(table)  # None: Python's own signs
         currency = locale.currency_formats["standard"].pattern.split(";")[0]
         self._usd_prefix = "$" if currency.startswith("¤") else ""
         self._usd_suffix = "\u00a0$" if currency.endswith("¤") else ""
@@ -68,7 +69,8 @@ class Formatter:
 
     def number(self, value: float, digits: int = 0) -> str:
         """A number with grouping and the locale's decimal sign."""
-        return f"{value:,.{digits}f}".translate(self._table)
+        text = f"{value:,.{digits}f}"
+        return text if self._table is None else text.translate(self._table)
 
     def sig(self, value: float, significant: int = 3) -> str:
         """A number with about ``significant`` significant digits (no trailing noise)."""

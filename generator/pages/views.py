@@ -106,8 +106,12 @@ def _context_view(results: Results, model_id: str, gpu_id: str, lang: Lang) -> d
 
 
 def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], name: Callable[[str, str], str]) -> list[dict[str, Any]]:
-    return [{"path": pair_path(language, m, g), "name": name(m, g), "verdict": results.pairs[(m, g)].estimate.verdict,
-             "quant": results.pairs[(m, g)].quant, "estimate": results.pairs[(m, g)].estimate} for m, g in pairs]
+    rows = []
+    for m, g in pairs:
+        pick = results.pairs[(m, g)]
+        rows.append({"path": pair_path(language, m, g), "name": name(m, g), "verdict": pick.estimate.verdict,
+                     "quant": pick.quant, "estimate": pick.estimate})
+    return rows
 
 
 def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
