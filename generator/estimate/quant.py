@@ -150,6 +150,7 @@ def allows_quantization(name: str, ne: tuple[int, ...]) -> bool:
             and "ffn_gate_inp.weight" not in name and "ssm_conv1d" not in name)
 
 
+@cache
 def fallback(type_name: str, ne0: int) -> str:
     """``tensor_type_fallback``: a compatible type when ``ne0`` is not a multiple of the block."""
     if ne0 % GGML_TYPES[type_name].block == 0:

@@ -77,6 +77,7 @@ def first_index_at_least(cumulative: tuple[int, ...], needed: int) -> int | None
     return n if n < len(cumulative) else None
 
 
+@cache  # the same few shapes recur in every block
 def tensor_bytes(type_name: str, ne: tuple[int, ...]) -> int:
     """Bytes of a ggml tensor of ``type_name`` and shape ``ne`` (rows of ne[0] elements)."""
     return GGML_TYPES[type_name].row_bytes(ne[0]) * math.prod(ne[1:])
