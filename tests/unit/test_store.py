@@ -1,0 +1,48 @@
+"""The estimate store: what one build computed, the next reuses, and saving never drops what pages still need."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.catalog.load import load_catalog
+from generator.incremental import EstimateStore
+from generator.results import Results
+
+CATALOG = Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"
+
+
+def _results(path: Path) -> Results:
+    return Results(load_catalog(CATALOG), EstimateStore(path, "test-code"))
+
+
+def test_a_saved_store_serves_every_model_of_the_next_build(tmp_path: Path) -> None:
+    path = tmp_path / "estimates.pickle"
+    first = _results(path)
+    assert not any(first.stored(m) for m in first.models)
+    first.page_estimates(sorted(first.models))
+    first.save_store()
+    second = _results(path)
+    assert all(second.stored(m) for m in second.models)
+    assert second.pairs == first.pairs
+
+
+def test_saving_after_a_partial_build_keeps_results_it_did_not_read(tmp_path: Path) -> None:
+    """A build that renders few pages reads few results; the ones it only checked for must survive its save."""
+    path = tmp_path / "estimates.pickle"
+    first = _results(path)
+    first.page_estimates(sorted(first.models))
+    first.save_store()
+    partial = _results(path)
+    assert all(partial.stored(m) for m in partial.models)
+    partial.from_store(("something new",), lambda: 1)  # the store changed, so it is written
+    partial.save_store()
+    assert all(_results(path).stored(m) for m in partial.models)
+
+
+def test_another_estimator_version_starts_from_an_empty_store(tmp_path: Path) -> None:
+    path = tmp_path / "estimates.pickle"
+    first = _results(path)
+    first.page_estimates(sorted(first.models))
+    first.save_store()
+    other = Results(load_catalog(CATALOG), EstimateStore(path, "other-code"))
+    assert not any(other.stored(m) for m in other.models)
