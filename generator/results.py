@@ -208,10 +208,11 @@ class Results:
             g for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict == "fits"))
 
     def _fitting_key(self, model_id: str, quant: str) -> tuple[str, str, str, str]:
-        return (self.model_digests[model_id], self._all_gpu_specs, quant, "fitting")
+        return (self.model_digests[model_id], self.gpu_specs_digest, quant, "fitting")
 
     @cached_property
-    def _all_gpu_specs(self) -> str:
+    def gpu_specs_digest(self) -> str:
+        """One digest of every GPU's estimate-relevant facts (prices excluded)."""
         return digest(sorted(self.gpu_spec_digests.items()))
 
     def __post_init__(self) -> None:
@@ -350,8 +351,7 @@ class Results:
     def model_requirements(self, model_id: str) -> list[dict]:
         """Cached :meth:`_model_requirements` (kept in the store: it depends only on the model and the reference
         device)."""
-        return self._per_model("requirements", model_id, lambda m: self.from_store(
-            self._requirements_key(m), lambda: self._model_requirements(m)))
+        return self.from_store(self._requirements_key(model_id), lambda: self._model_requirements(model_id))
 
     def _requirements_key(self, model_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[self._reference_id], "requirements")

@@ -33,7 +33,7 @@ class PageDependencies:
     @cached_property
     def _all_gpu_specs(self) -> str:
         """Every GPU's estimate-relevant facts and name (no prices) and every cloud offer."""
-        return digest(sorted(self.results.gpu_spec_digests.items()), sorted(self._offers.items()))
+        return digest(self.results.gpu_specs_digest, sorted(self._offers.items()))
 
     @cached_property
     def _summaries(self) -> dict[tuple[str, str], str]:
@@ -58,7 +58,7 @@ class PageDependencies:
         """Per pair, a digest of the related pairs its links show. They follow from estimates, names and sizes
         alone, so the store keeps them while no model, GPU spec or code changes (a price edit reuses them)."""
         r = self.results
-        key = ("linked", self.code, digest(sorted(r.model_digests.items()), sorted(r.gpu_spec_digests.items())))
+        key = ("linked", self.code, self._all_models, r.gpu_specs_digest)
         return r.from_store(key, lambda: {
             (m, g): digest("".join([self._summaries[pair] for pair in related_ids(r, m, g)]))
             for m, g in r.pairs})
