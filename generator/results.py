@@ -178,12 +178,16 @@ class Results:
 
     def absorb(self, found: dict[tuple, Any]) -> None:
         """Take what :meth:`page_estimates` computed in another process as if computed here (into the store)."""
+        by_id: dict[int, tuple] = {}  # estimates of one answer share their lists already: look each up once
         for key, value in found.items():
             if isinstance(value, Estimate):
-                # Unpickled per model, equal assumption lists are separate objects: share them again, as
-                # estimate() does, so the store pickles each list once.
-                shared = self._assumptions.setdefault(value.assumptions, value.assumptions)
-                if shared is not value.assumptions:
+                # Unpickled per answer, equal assumption lists of different answers are separate objects: share
+                # them again, as estimate() does, so the store pickles each list once.
+                listed = value.assumptions
+                shared = by_id.get(id(listed))
+                if shared is None:
+                    shared = by_id[id(listed)] = self._assumptions.setdefault(listed, listed)
+                if shared is not listed:
                     object.__setattr__(value, "assumptions", shared)  # this process's own fresh copy
             self.from_store(key, lambda: value)
 
@@ -365,7 +369,7 @@ class Results:
         def fewest() -> int:
             for count in (2, 4, 8):
                 device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
-                if api.estimate(self.models[model_id], device, Request(quant=quant, gpu_count=count)).verdict == "fits":
+                if api.on_gpu(self.models[model_id], device, Request(quant=quant, gpu_count=count)) == "fits":
                     return count
             return 0
         return self.from_store(self._gpu_count_key(model_id, gpu_id, quant), fewest)

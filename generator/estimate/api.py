@@ -333,16 +333,25 @@ def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
                              fp16_accumulate_doubles=device.fp16_accumulate_doubles)
 
 
+def _on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> tuple[_Prepared, int, int, int, Verdict | None]:
+    """(prepared work, KV bytes, runtime bytes, usable bytes, verdict when it runs wholly on the GPU, else None)."""
+    check_request(model, device, request)
+    p = _prepare(model, request.quant, request.engine, request.kv_type, device.backend, device.count, device.parallel)
+    kv, runtime = _kv_and_runtime(p, request.engine, request.context_tokens, request.sequences)
+    usable = _budget(device, p.overhead)
+    return p, kv, runtime, usable, None if p.blocked else on_gpu_verdict(p.weights_gpu_bytes + kv + runtime, usable)
+
+
+def on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> Verdict | None:
+    """``estimate(...).verdict`` when it is "fits" or "tight", else None; memory only, no speeds."""
+    return _on_gpu(model, device, request)[4]
+
+
 def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate:
     """Memory, verdict, limits and speed of ``request`` for ``model`` on ``device``."""
-    check_request(model, device, request)
-    engine = request.engine
-    p = _prepare(model, request.quant, engine, request.kv_type, device.backend, device.count, device.parallel)
-    ctx, seqs = request.context_tokens, request.sequences
-    kv, runtime = _kv_and_runtime(p, engine, ctx, seqs)
+    p, kv, runtime, usable, verdict = _on_gpu(model, device, request)
+    engine, ctx, seqs = request.engine, request.context_tokens, request.sequences
     total = p.weights_gpu_bytes + kv + runtime
-    usable = _budget(device, p.overhead)
-    verdict: Verdict | None = None if p.blocked else on_gpu_verdict(total, usable)
     plan = None
     if verdict is None and not p.blocked and engine != "vllm" and not device.unified:
         plan = plan_offload(total, usable, p.weights, kv, p.embed_host_bytes)
@@ -411,7 +420,12 @@ def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Pre
                  verdict: str) -> tuple[tuple[str, str], ...]:
     base = _assumption_base(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
                             p.source, p.overhead.assumptions, p.blocked, verdict == "offload")
-    return base + (("speed.prefill_flops", _flops_rule(device)),)
+    return _with_prefill_rule(base, _flops_rule(device))
+
+
+@cache  # one shared tuple per distinct list: estimates stay small in memory and in the store
+def _with_prefill_rule(base: tuple[tuple[str, str], ...], rule: str) -> tuple[tuple[str, str], ...]:
+    return base + (("speed.prefill_flops", rule),)
 
 
 @cache

@@ -38,15 +38,17 @@ def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...]
         value = top * tick / 4
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
                      f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape(y_format(value))}</text>')
-    for i, label in enumerate(x_labels):
-        parts.append(f'<text class="tick" x="{x(i):.1f}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape(label)}</text>')
+    xs = [f"{x(i):.1f}" for i in range(len(x_labels))]
+    for x_text, label in zip(xs, x_labels):
+        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape(label)}</text>')
     if limit is not None:
         parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(limit):.1f}" y2="{y(limit):.1f}"/>'
                      f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{y(limit) - 5:.1f}" text-anchor="end">{escape(limit_label)}</text>')
     for s in series:
-        points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(s.values))
+        ys = [f"{y(v):.1f}" for v in s.values]
+        points = " ".join(f"{x_text},{y_text}" for x_text, y_text in zip(xs, ys))
         parts.append(f'<polyline class="line {s.css}" points="{points}"/>')
-        parts += [f'<circle class="pt {s.css}" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3"/>' for i, v in enumerate(s.values)]
+        parts += [f'<circle class="pt {s.css}" cx="{x_text}" cy="{y_text}" r="3"/>' for x_text, y_text in zip(xs, ys)]
     legend_y = HEIGHT - 8
     for i, s in enumerate(series):
         lx = PAD_LEFT + i * 160

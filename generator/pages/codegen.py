@@ -65,7 +65,9 @@ class FastCodeGenerator(CodeGenerator):
         key = repr(node.attr)
         self.write(f"(_view[{key}] if type(_view := ")
         self.visit(node.node, frame)
-        self.write(f") is dict and {key} in _view else environment.getattr(_view, {key}))")
+        # Objects (estimates, catalogue entries): builtin getattr; Jinja's item and undefined fallbacks only when it fails.
+        self.write(f") is dict and {key} in _view else _found if (_found := getattr(_view, {key}, missing)) is not missing"
+                   f" else environment.getattr(_view, {key}))")
 
     def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
         if not self._direct_call(node, forward_caller):

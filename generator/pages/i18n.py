@@ -60,8 +60,7 @@ class Formatter:
         locale = Locale.parse(language)
         symbols = locale.number_symbols["latn"]
         self.language = language
-        table = {",": symbols["group"], ".": symbols["decimal"]}
-        self._table = None if table == {",": ",", ".": "."} else str.maketrans(table)  # None: Python's own signs
+        self._group, self._decimal = symbols["group"], symbols["decimal"]
         currency = locale.currency_formats["standard"].pattern.split(";")[0]
         self._usd_prefix = "$" if currency.startswith("¤") else ""
         self._usd_suffix = "\u00a0$" if currency.endswith("¤") else ""
@@ -69,8 +68,11 @@ class Formatter:
 
     def number(self, value: float, digits: int = 0) -> str:
         """A number with grouping and the locale's decimal sign."""
-        text = f"{value:,.{digits}f}"
-        return text if self._table is None else text.translate(self._table)
+        if -999.5 < value < 999.5:  # no group separator even after rounding: the plain format is 3× faster
+            text = "%.*f" % (digits, value)
+            return text if self._decimal == "." else text.replace(".", self._decimal)
+        # "_" marks the groups: no locale uses it as a sign, so the two replacements cannot collide
+        return f"{value:_.{digits}f}".replace(".", self._decimal).replace("_", self._group)
 
     def sig(self, value: float, significant: int = 3) -> str:
         """A number with about ``significant`` significant digits (no trailing noise)."""

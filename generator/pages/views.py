@@ -105,12 +105,19 @@ def _context_view(results: Results, model_id: str, gpu_id: str, lang: Lang) -> d
             "max_context_q8": sweep.max_context_q8}
 
 
-def _link_rows(results: Results, language: str, pairs: list[tuple[str, str]], name: Callable[[str, str], str]) -> list[dict[str, Any]]:
-    rows = []
+def _link_rows(results: Results, lang: Lang, pairs: list[tuple[str, str]], named: str) -> list[dict[str, Any]]:
+    """Link rows to pair pages, named after the pair's GPU or model (``named``); one row object per pair and name
+    in a language (every pair appears in the related links of dozens of pages)."""
+    memo, rows = lang.memo, []
     for m, g in pairs:
-        pick = results.pairs[(m, g)]
-        rows.append({"path": pair_path(language, m, g), "name": name(m, g), "verdict": pick.estimate.verdict,
-                     "quant": pick.quant, "estimate": pick.estimate})
+        key = ("link", named, m, g)
+        row = memo.get(key)
+        if row is None:
+            pick = results.pairs[(m, g)]
+            name = results.catalog.gpus[g].name if named == "gpu" else results.catalog.models[m].name
+            row = memo[key] = {"path": pair_path(lang.code, m, g), "name": name, "verdict": pick.estimate.verdict,
+                               "quant": pick.quant, "estimate": pick.estimate}
+        rows.append(row)
     return rows
 
 
@@ -129,15 +136,12 @@ def related_ids(results: Results, model_id: str, gpu_id: str) -> list[tuple[str,
     return [pair for pairs in related_pairs(results, model_id, gpu_id).values() for pair in pairs]
 
 
-def related_links(results: Results, model_id: str, gpu_id: str, language: str) -> dict[str, Any]:
+def related_links(results: Results, model_id: str, gpu_id: str, lang: Lang) -> dict[str, Any]:
     """The related pairs as link rows: GPU names for this model's other GPUs, model names otherwise."""
-    catalog = results.catalog
     related = related_pairs(results, model_id, gpu_id)
-    return {
-        "other_gpus": _link_rows(results, language, related["other_gpus"], lambda m, g: catalog.gpus[g].name),
-        "other_models": _link_rows(results, language, related["other_models"], lambda m, g: catalog.models[m].name),
-        "largest_here": _link_rows(results, language, related["largest_here"], lambda m, g: catalog.models[m].name),
-    }
+    return {"other_gpus": _link_rows(results, lang, related["other_gpus"], "gpu"),
+            "other_models": _link_rows(results, lang, related["other_models"], "model"),
+            "largest_here": _link_rows(results, lang, related["largest_here"], "model")}
 
 
 def _crumb(name: str, path: str) -> dict[str, str]:
@@ -281,7 +285,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["insight"] = pair_insight(results, key.model, key.gpu, e, lang)
     view["assumptions"] = assumption_rows(e, lang)
     view["error_band"] = results.error_band
-    view.update(related_links(results, key.model, key.gpu, lang.code))
+    view.update(related_links(results, key.model, key.gpu, lang))
     view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
                            _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
     view["title"] = _pair_title(model, gpu, pick.quant, e, lang)

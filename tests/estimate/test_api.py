@@ -226,3 +226,21 @@ def test_context_memory_is_estimate_without_speeds(name, gib, setup, seqs):
         e = api.estimate(s, d, dataclasses.replace(request, context_tokens=context))
         assert (kv, total, sweep.usable_bytes, sweep.max_context_tokens) == (
             e.kv_cache_bytes, e.total_bytes, e.usable_bytes, e.max_context_tokens)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(ALL), st.floats(6, 400), st.sampled_from([("llama.cpp", "Q4_K_M", 1, "layer"), ("llama.cpp", "BF16", 2, "layer"),
+                                                                  ("vllm", "BF16", 1, "layer"), ("vllm", "BF16", 4, "tensor"),
+                                                                  ("vllm", "Q8_0", 3, "tensor")]), st.integers(4096, 131072))
+def test_on_gpu_is_the_estimate_verdict_without_speeds(name, gib, setup, context):
+    """The multi-GPU search's memory-only check gives the full estimate's verdict where that is fits or tight."""
+    engine, quant, count, parallel = setup
+    s, d = spec(name), device(gib, count=count, parallel=parallel)
+    request = api.Request(quant=quant, engine=engine, gpu_count=count, context_tokens=context)
+    try:
+        verdict = api.estimate(s, d, request).verdict
+    except ValueError as error:  # an impossible request is refused the same way
+        with pytest.raises(ValueError, match=str(error)[:20]):
+            api.on_gpu(s, d, request)
+        return
+    assert api.on_gpu(s, d, request) == (verdict if verdict in ("fits", "tight") else None)
