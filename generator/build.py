@@ -10,7 +10,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .catalog.check import check_catalog
 from .catalog.load import load_catalog
@@ -74,9 +74,14 @@ class BuildReport:
 _STATE: dict[str, object] = {}
 
 
-def _init_worker(options: BuildOptions, results: Results, pooled: bool = False) -> None:
-    _STATE["renderer"] = Renderer(options.templates_dir, options.locales_dir, assets.names(options.project),
-                                  options.out_dir.parent / ".cache" / "jinja")
+def make_renderer(options: BuildOptions) -> Renderer:
+    """The build's renderer: compiled templates cached beside the output folder."""
+    return Renderer(options.templates_dir, options.locales_dir, assets.names(options.project),
+                    options.out_dir.parent / ".cache" / "jinja")
+
+
+def _init_worker(options: BuildOptions, results: Results, pooled: bool = False, renderer: Renderer | None = None) -> None:
+    _STATE["renderer"] = renderer or make_renderer(options)
     _STATE["results"] = results
     _STATE["options"] = options
     _STATE["made_dirs"] = set()  # staging folders this process created (a new staging folder per build)
@@ -100,16 +105,20 @@ def _page_estimates(model_ids: list[str]) -> dict:
     return results.page_estimates(model_ids)
 
 
-def estimate_pages(results: Results, jobs: int) -> None:
-    """Compute every estimate the pages need, model by model, in one process or a pool: the stage's hot loop."""
+def estimate_pages(results: Results, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
+    """Compute every estimate the pages need, model by model, in one process or a pool: the stage's hot loop.
+    ``meanwhile`` runs in this process while the pool works (or first, without a pool)."""
     results.model_digests, results.gpu_spec_digests, results.devices  # noqa: B018 - once here, not in every worker
     missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
     if jobs <= 1 or len(missing) <= 1:
+        meanwhile()
         results.page_estimates(missing)
         return
     _STATE["results"] = results
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        for found in pool.imap_unordered(_page_estimates, [[m] for m in missing]):
+        answers = pool.imap_unordered(_page_estimates, [[m] for m in missing])
+        meanwhile()
+        for found in answers:
             results.absorb(found)
 
 
@@ -128,15 +137,16 @@ def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
         yield pages[start:start + size]
 
 
-def render_pages(pages: list[Page], options: BuildOptions, results: Results, jobs: int) -> Iterator[list[tuple[str, bool]]]:
+def render_pages(pages: list[Page], options: BuildOptions, results: Results, jobs: int,
+                 renderer: Renderer | None = None) -> Iterator[list[tuple[str, bool]]]:
     """Render and stage pages chunk by chunk, in one process or a pool (same bytes either way); yields each
-    chunk's (path, staged) pairs in plan order."""
+    chunk's (path, staged) pairs in plan order. Workers inherit ``renderer`` (its compiled templates) if given."""
     if jobs <= 1:
-        _init_worker(options, results)
+        _init_worker(options, results, renderer=renderer)
         yield from map(_render_and_stage, _chunks(pages))
         return
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results, True)) as pool:
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results, True, renderer)) as pool:
         yield from pool.imap(_render_and_stage, _chunks(pages, jobs))
 
 
@@ -222,7 +232,8 @@ def _build(options: BuildOptions) -> BuildReport:
     progress.stage("estimating")
     results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()))
     jobs = options.jobs or os.cpu_count() or 1
-    estimate_pages(results, jobs)
+    renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
+    estimate_pages(results, jobs, meanwhile=renderer.load_templates)
     results.pairs  # noqa: B018 - computed once before planning; workers inherit it
     results.error_band  # noqa: B018 - likewise: the calibration report every pair page cites
     dependencies = PageDependencies(results, code)
@@ -237,7 +248,7 @@ def _build(options: BuildOptions) -> BuildReport:
         for page in stale:
             writer.claim(page.output_path)
         # A pool costs a fork and a renderer per worker: only worth it beyond a chunk of pages.
-        for chunk in render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1):
+        for chunk in render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1, renderer):
             for path, staged in chunk:
                 writer.record(path, staged)
             progress.advance(len(chunk))

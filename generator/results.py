@@ -100,9 +100,12 @@ class Results:
         return {(m, g): self.pick(m, g) for m in sorted(self.models) for g in sorted(self.devices)}
 
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
-        """The recommended setup of one pair (``pairs`` holds them all; kept in the store)."""
-        return self.from_store(self._pick_key(model_id, gpu_id), lambda: recommend(
-            [(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])]))
+        """The recommended setup of one pair with its full estimate (``pairs`` holds them all; kept in the store)."""
+        def choose() -> PairResult:
+            quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])]).quant
+            return PairResult(quant, api.estimate(self.models[model_id], self.devices[gpu_id],
+                                                  Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS)))
+        return self.from_store(self._pick_key(model_id, gpu_id), choose)
 
     def _pick_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "pick")
@@ -117,12 +120,14 @@ class Results:
         return by_gpu
 
     def quant_estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int = PAGE_CONTEXT_TOKENS) -> Estimate:
-        """One model at one quant on one GPU (cached: the matrix, the best-GPU search and pages share it)."""
+        """One model at one quant on one GPU, memory, verdict and decode speed only (``limits=False``): a matrix
+        row. Cached: the matrix, the recommendation and the best-GPU search share it."""
         key = (model_id, gpu_id, quant, context_tokens)
         found = self._estimates.get(key)
         if found is None:
             found = self._estimates[key] = self.from_store(self._stored_key(key), lambda: api.estimate(
-                self.models[model_id], self.devices[gpu_id], Request(quant=quant, context_tokens=context_tokens)))
+                self.models[model_id], self.devices[gpu_id], Request(quant=quant, context_tokens=context_tokens),
+                limits=False))
         return found
 
     def from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
@@ -396,7 +401,8 @@ class Results:
         for context_tokens, sequences in scenarios:
             cells = {}
             for quant in REQUIREMENT_QUANTS:
-                e = api.estimate(spec, self._reference, Request(quant=quant, context_tokens=context_tokens, sequences=sequences))
+                e = api.estimate(spec, self._reference, Request(quant=quant, context_tokens=context_tokens, sequences=sequences),
+                                 limits=False)
                 cells[quant] = {"total_bytes": e.total_bytes, "weights_bytes": e.weights_bytes, "kv_cache_bytes": e.kv_cache_bytes}
             rows.append({"context": context_tokens, "sequences": sequences, "cells": cells})
         return rows

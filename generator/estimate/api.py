@@ -75,7 +75,9 @@ class Estimate:
 
     When the setup does not run (``runs`` False, verdict "no_fit") the speeds, ``ttft_s``, ``max_context_tokens``
     and ``max_sequences`` are 0 meaning "not applicable", not a measured zero: show "—", not "0 tok/s". When it
-    runs, decode, prefill, batched speed and ``ttft_s`` are always positive."""
+    runs, decode, prefill, batched speed and ``ttft_s`` are always positive. An estimate made with
+    ``limits=False`` leaves the limits (max context, max sequences) and the speeds that depend on them or on a
+    prompt (prefill, TTFT, batched) None: not computed."""
 
     file_size_bytes: int
     weights_bytes: int
@@ -86,13 +88,13 @@ class Estimate:
     usable_bytes: int
     margin_bytes: int
     verdict: Verdict
-    max_context_tokens: int
-    max_sequences: int
+    max_context_tokens: int | None
+    max_sequences: int | None
     offload: Offload | None
     decode_tokens_per_s: float
-    prefill_tokens_per_s: float
-    ttft_s: float
-    batched_tokens_per_s: float
+    prefill_tokens_per_s: float | None
+    ttft_s: float | None
+    batched_tokens_per_s: float | None
     assumptions: tuple[tuple[str, str], ...]
 
     @property
@@ -260,10 +262,16 @@ def _prepare(model: ModelSpec, quant: str, engine: str, kv_type: str, backend: s
 
 
 @cache
+def _decode(work: speed.Workload, sdev: speed.SpeedDevice, depth: int) -> float:
+    """Decode tokens per second of one sequence."""
+    return speed.decode_tokens_per_s(work, sdev, depth=depth)
+
+
+@cache
 def _speeds(work: speed.Workload, sdev: speed.SpeedDevice, depth: int, prompt: int,
             batch: int) -> tuple[float, float, float, float]:
     """(decode, prefill, ttft, batched) tokens per second / seconds."""
-    decode = speed.decode_tokens_per_s(work, sdev, depth=depth)
+    decode = _decode(work, sdev, depth)
     batched = speed.batched_tokens_per_s(work, sdev, sequences=batch, depth=depth) if batch > 1 else decode
     t = speed.prefill_s(work, sdev, prompt_tokens=prompt, depth=depth)
     return decode, prompt / t, t, batched
@@ -347,8 +355,9 @@ def on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> Verdict | 
     return _on_gpu(model, device, request)[4]
 
 
-def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate:
-    """Memory, verdict, limits and speed of ``request`` for ``model`` on ``device``."""
+def estimate(model: ModelSpec, device: DeviceSpec, request: Request, limits: bool = True) -> Estimate:
+    """Memory, verdict, limits and speed of ``request`` for ``model`` on ``device``; with ``limits`` False, only
+    memory, verdict and decode speed (a quantization matrix row: the limits are a third of the work)."""
     p, kv, runtime, usable, verdict = _on_gpu(model, device, request)
     engine, ctx, seqs = request.engine, request.context_tokens, request.sequences
     total = p.weights_gpu_bytes + kv + runtime
@@ -357,14 +366,20 @@ def estimate(model: ModelSpec, device: DeviceSpec, request: Request) -> Estimate
         plan = plan_offload(total, usable, p.weights, kv, p.embed_host_bytes)
     final: Verdict = verdict or ("offload" if plan else "no_fit")
     fits_somehow = final != "no_fit"
-    max_ctx = 0 if p.blocked else _max_context(p, engine, seqs, usable, model.context_length)
-    max_seq = 0 if p.blocked or verdict is None else _max_sequences(p, engine, ctx, usable)
-    decode = prefill = ttft = batched = 0.0
+    max_ctx = max_seq = prefill = ttft = batched = None
+    if limits:
+        max_ctx = 0 if p.blocked else _max_context(p, engine, seqs, usable, model.context_length)
+        max_seq = 0 if p.blocked or verdict is None else _max_sequences(p, engine, ctx, usable)
+        prefill = ttft = batched = 0.0
+    decode = 0.0
     if fits_somehow:
         work = p.work if plan is None else replace(p.work, host_dense_bytes=plan.host_dense_bytes,
                                                    host_expert_bytes=plan.host_expert_bytes)
-        decode, prefill, ttft, batched = _speeds(work, _speed_device(device), request.depth, request.prompt_tokens,
-                                                 max(1, max_seq))
+        if limits:
+            decode, prefill, ttft, batched = _speeds(work, _speed_device(device), request.depth,
+                                                     request.prompt_tokens, max(1, max_seq or 0))
+        else:
+            decode = _decode(work, _speed_device(device), request.depth)
     return Estimate(p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total, final,
                     max_ctx, max_seq, plan, decode, prefill, ttft, batched,
                     _assumptions(model, device, request, p, final))

@@ -42,9 +42,18 @@ class DirectCalls:
     context, not one derived per block, so they see the page's variables but not ``{% set %}`` ones."""
 
 
+class Messages(DirectCalls):
+    """Marks the gettext global whose ``translate(message)`` gives a message's markup in the environment's language:
+    ``FastCodeGenerator`` writes ``{{ _("… %(x)s …", x=…) }}`` as that markup ``%`` the escaped values."""
+
+    def translate(self, message: str) -> Markup:
+        raise NotImplementedError
+
+
 class FastCodeGenerator(CodeGenerator):
-    """Emits ``escape_output(x)`` for autoescaped output, an inline look-up for ``x.key`` on dicts (the views) and
-    ``f(context, ...)`` for globals marked ``DirectCalls``."""
+    """Emits ``escape_output(x)`` for autoescaped output, an inline look-up for ``x.key`` on dicts (the views),
+    ``f(context, ...)`` for globals marked ``DirectCalls``, translated messages as constants and the output of
+    the environment's ``plain_filters`` (numbers: no character HTML escapes) as it is."""
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         self.writeline(f"from {__name__} import escape_output")
@@ -52,9 +61,37 @@ class FastCodeGenerator(CodeGenerator):
 
     def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: CodeGenerator._FinalizeInfo) -> None:
         if frame.eval_ctx.autoescape and not frame.eval_ctx.volatile and finalize.src is None:
-            self.write("escape_output(")
+            if self._message(node) is not None:
+                self._output_message = node
+                self.write("(")
+            elif isinstance(node, nodes.Filter) and node.name in getattr(self.environment, "plain_filters", ()):
+                self.write("(")
+            else:
+                self.write("escape_output(")
         else:
             super()._output_child_pre(node, frame, finalize)
+
+    def _message(self, node: nodes.Expr) -> Markup | None:
+        """The translated markup of an output ``_("literal", name=value, …)``, else None."""
+        if (self.environment.is_async or not isinstance(node, nodes.Call) or not isinstance(node.node, nodes.Name)
+                or len(node.args) != 1 or not isinstance(node.args[0], nodes.Const) or node.dyn_args or node.dyn_kwargs
+                or not isinstance(node.args[0].value, str)):
+            return None
+        messages = self.environment.globals.get(node.node.name)
+        return messages.translate(node.args[0].value) if isinstance(messages, Messages) else None
+
+    def _write_message(self, node: nodes.Call, frame: Frame) -> None:
+        """The message's markup with each value escaped, as FastGettext would build it, minus the call."""
+        translated = self._message(node)
+        if not node.kwargs:
+            self.write(repr(str(translated)))
+            return
+        self.write(f"str.__mod__({str(translated)!r}, {{")
+        for keyword in node.kwargs:
+            self.write(f"{keyword.key!r}: escape_output(")
+            self.visit(keyword.value, frame)
+            self.write("), ")
+        self.write("})")
 
     @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
@@ -70,6 +107,10 @@ class FastCodeGenerator(CodeGenerator):
                    f" else environment.getattr(_view, {key}))")
 
     def visit_Call(self, node: nodes.Call, frame: Frame, forward_caller: bool = False) -> None:
+        if node is getattr(self, "_output_message", None):
+            self._output_message = None
+            self._write_message(node, frame)
+            return
         if not self._direct_call(node, forward_caller):
             super().visit_Call(node, frame, forward_caller=forward_caller)
             return

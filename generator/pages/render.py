@@ -16,7 +16,7 @@ from babel.support import Translations
 
 from ..incremental import digest
 from . import codegen
-from .codegen import DirectCalls, FastCodeGenerator, escape_output
+from .codegen import DirectCalls, FastCodeGenerator, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translations
 from .labels import translated_labels
 from .views import Lang
@@ -41,7 +41,7 @@ def _filters(fmt: Formatter) -> dict[str, Any]:
     }
 
 
-class FastGettext(DirectCalls):
+class FastGettext(Messages):
     """``_("…", name=value)`` for templates: translated text is trusted markup, substituted values are escaped.
 
     Jinja's i18n extension resolves ``gettext`` through the context and wraps every call; with ~200 messages per
@@ -86,6 +86,7 @@ class PageEnvironment(jinja2.Environment):
     """Compiles with ``FastCodeGenerator``, which also looks up ``x.key`` in dicts (the views) before attributes."""
 
     code_generator_class = FastCodeGenerator
+    plain_filters = frozenset(("num", "sig", "gib", "gb", "mib", "usd", "pct", "tokens", "params"))  # digits and signs only
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """A template's globals as one plain dict, not Jinja's ChainMap: every page's context copies them, and a
@@ -177,6 +178,12 @@ class Renderer:
             text = (self._content_dir / f"{name}.{language}.md").read_text(encoding="utf-8")
             self._prose[key] = Markup(markdown.markdown(text, output_format="html"))
         return self._prose[key]
+
+    def load_templates(self) -> None:
+        """Compile (or load from the cache) every template in every language now, not at first use."""
+        for language, env in self.environments.items():
+            for name in env.list_templates(extensions=["html"]):
+                self._templates[(language, name)] = env.get_template(name)
 
     def render(self, language: str, template: str, context: dict[str, Any]) -> str:
         """Render one template in one language."""

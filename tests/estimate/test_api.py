@@ -244,3 +244,17 @@ def test_on_gpu_is_the_estimate_verdict_without_speeds(name, gib, setup, context
             api.on_gpu(s, d, request)
         return
     assert api.on_gpu(s, d, request) == (verdict if verdict in ("fits", "tight") else None)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(ALL), st.floats(4, 200), st.sampled_from([("llama.cpp", "Q4_K_M"), ("llama.cpp", "Q2_K"), ("llama.cpp", "BF16"),
+                                                                 ("vllm", "BF16")]), st.integers(1, 4), st.booleans())
+def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seqs, unified):
+    """``limits=False`` gives the full estimate's memory, verdict and decode speed, and computes no limits."""
+    engine, quant = setup
+    s, d = spec(name), device(gib, backend="metal" if unified and engine != "vllm" else "cuda", unified=unified)
+    request = api.Request(quant=quant, engine=engine, sequences=seqs)
+    full, row = api.estimate(s, d, request), api.estimate(s, d, request, limits=False)
+    limits = ("max_context_tokens", "max_sequences", "prefill_tokens_per_s", "ttft_s", "batched_tokens_per_s")
+    assert dataclasses.replace(row, **{f: getattr(full, f) for f in limits}) == full
+    assert all(getattr(row, f) is None for f in limits)

@@ -42,3 +42,31 @@ def test_pages_match_stock_jinja_byte_for_byte(tmp_path, monkeypatch) -> None:
 ])
 def test_output_escaping(value, html) -> None:
     assert escape_output(value) == html
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_plain_filters_write_nothing_html_escapes(language) -> None:
+    """The filters whose output the generator writes unescaped give only digits, signs and units."""
+    from generator.pages.render import _filters
+    from generator.pages.i18n import formatter
+    filters = _filters(formatter(language))
+    values = [0, 0.004, 1, 7.5, 999.5, 1024, 8192, 131072, 2**20, 123456.789, 8.03e9, 1e15, -3.25, -12345.6]
+    for name in PageEnvironment.plain_filters:
+        for value in values:
+            text = filters[name](abs(value) if name in ("tokens", "params") else value)
+            assert escape_output(text) == text, (name, value, text)
+
+
+@pytest.mark.parametrize("generator_class", [None, jinja2.compiler.CodeGenerator])
+def test_inline_messages_escape_their_values(generator_class, monkeypatch) -> None:
+    """``{{ _("…", x=…) }}`` written as a constant still escapes each value, exactly as the call does."""
+    from pathlib import Path
+    from generator.pages.i18n import translations
+    from generator.pages.render import make_environment
+    if generator_class:
+        monkeypatch.setattr(PageEnvironment, "code_generator_class", generator_class)
+    root = Path(__file__).resolve().parents[2]
+    env = make_environment(root / "templates", translations(root / "locales", "de"), "de")
+    page = env.from_string('{{ _("%(model)s on %(gpu)s", model=a, gpu=b) }}|{{ _("Copy", ) }}|{{ x|num }}')
+    assert page.render(a='<b class="x">', b=Markup("<i>A</i> & B"), x=1234.5) == (
+        "&lt;b class=&#34;x&#34;&gt; auf <i>A</i> & B|Kopieren|1.234")
