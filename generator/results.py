@@ -176,7 +176,7 @@ class Results:
         """Whether the store already holds every result the pages of a model need (nothing to compute); if so,
         they count as used, so saving the store keeps them for pages this build does not render."""
         keys = [key for key, _ in self._page_results(model_id)]
-        if any(self.store.get(key) is None for key in keys):
+        if not all(map(self.store.has, keys)):
             return False
         self._used.update(keys)
         return True

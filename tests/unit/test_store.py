@@ -46,3 +46,17 @@ def test_another_estimator_version_starts_from_an_empty_store(tmp_path: Path) ->
     first.save_store()
     other = Results(load_catalog(CATALOG), EstimateStore(path, "other-code"))
     assert not any(other.stored(m) for m in other.models)
+
+
+def test_saved_estimates_come_back_equal_and_unpack_only_when_read(tmp_path: Path) -> None:
+    path = tmp_path / "estimates.pickle"
+    first = _results(path)
+    found = first.page_estimates(sorted(first.models))
+    first.save_store()
+    store = EstimateStore(path, "test-code")
+    estimates = {key: value for key, value in found.items() if type(value).__name__ == "Estimate"}
+    assert estimates and all(store.has(key) for key in estimates)
+    assert not any(key in store.entries for key in estimates)  # still packed: nothing read yet
+    assert all(store.get(key) == value for key, value in estimates.items())
+    assert all(store.get(key) is store.get(key) for key in estimates)  # unpacked once
+    assert not store.has(("absent",)) and store.get(("absent",)) is None
