@@ -1,11 +1,13 @@
-"""Jinja's code generator with a cheaper hot path: plain-string output escaping, inline dict lookups and direct
-calls of our globals.
+"""Jinja's code generator with a cheaper hot path: plain-string output escaping, inline look-ups, direct calls
+of our globals, translated messages as constants.
 
 Jinja compiles ``{{ x }}`` to ``escape(x)``, which builds a ``Markup`` object per value only for the page to join
 them into one string; ``x.key`` to a method call per lookup; and every ``f(...)`` to ``context.call(f, ...)``,
 which inspects ``f`` and, in a block, derives a new context per call. A pair page has ~450 output values, ~680
-lookups and ~60 calls: that was half its render time. The output is the same: ``tests/site/test_codegen.py``
-compares every page with stock Jinja's.
+lookups and ~60 calls: that was half its render time. Messages with values, ``{{ _("… %(x)s", x=…) }}``, become
+their translation ``%`` the escaped values (literal-only ones are already text: ``render.StaticMessages``), and
+number filters, whose output never needs escaping, are written as they are. The output is the same:
+``tests/site/test_codegen.py`` compares every page with stock Jinja's.
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ class DirectCalls:
 
 
 class Messages(DirectCalls):
-    """Marks the gettext global whose ``translate(message)`` gives a message's markup in the environment's language:
-    ``FastCodeGenerator`` writes ``{{ _("… %(x)s …", x=…) }}`` as that markup ``%`` the escaped values."""
+    """Marks the gettext global whose ``translate(message)`` gives a message's markup in the environment's language
+    (compiled templates are cached per language and catalogue, so the translation may be compiled in)."""
 
     def translate(self, message: str) -> Markup:
         raise NotImplementedError

@@ -58,15 +58,18 @@ def test_plain_filters_write_nothing_html_escapes(language) -> None:
 
 
 @pytest.mark.parametrize("generator_class", [None, jinja2.compiler.CodeGenerator])
-def test_inline_messages_escape_their_values(generator_class, monkeypatch) -> None:
+def test_inline_messages_escape_their_values(generator_class, monkeypatch, tmp_path) -> None:
     """``{{ _("…", x=…) }}`` written as a constant still escapes each value, exactly as the call does."""
+    import shutil
     from pathlib import Path
-    from generator.pages.i18n import translations
+    from generator.pages.i18n import compile_locales, translations
     from generator.pages.render import make_environment
     if generator_class:
         monkeypatch.setattr(PageEnvironment, "code_generator_class", generator_class)
     root = Path(__file__).resolve().parents[2]
-    env = make_environment(root / "templates", translations(root / "locales", "de"), "de")
+    shutil.copytree(root / "locales", tmp_path / "locales")
+    compile_locales(tmp_path / "locales")  # a fresh checkout has no compiled catalogues
+    env = make_environment(root / "templates", translations(tmp_path / "locales", "de"), "de")
     page = env.from_string('{{ _("%(model)s on %(gpu)s", model=a, gpu=b) }}|{{ _("Copy", ) }}|{{ x|num }}')
     assert page.render(a='<b class="x">', b=Markup("<i>A</i> & B"), x=1234.5) == (
         "&lt;b class=&#34;x&#34;&gt; auf <i>A</i> & B|Kopieren|1.234")
