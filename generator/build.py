@@ -17,7 +17,7 @@ from .catalog.load import load_catalog
 from .errors import Problem, UserError
 from .pages import assets, context, seo
 from .pages.i18n import compile_locales
-from .incremental import EstimateStore, Manifest, code_digest, estimator_digest, inputs_digest
+from .incremental import EstimateStore, Manifest, code_digest, digest, estimator_digest, inputs_digest
 from .pages.deps import PageDependencies
 from .pages.plan import Page, PageKey, plan_keys, plan_pages
 from .pages.render import Renderer
@@ -249,8 +249,11 @@ def _build(options: BuildOptions) -> BuildReport:
     report.pages = len(pages)
     writer = SiteWriter(options.out_dir)
 
+    site_digest = digest(code, options.base_url, [page.output_path for page in pages])  # all the sitemaps show
+
     def write_site_files() -> None:
-        for path, data in [*seo.site_files(catalog, pages, options.base_url), *assets.files(options.project)]:
+        kept = manifest.site == site_digest and writer.keep_all(seo.site_paths())
+        for path, data in [*([] if kept else seo.site_files(catalog, pages, options.base_url)), *assets.files(options.project)]:
             writer.write(path, data)
 
     # This process's own work, done while the workers render (the store is complete once the digests are).
@@ -278,7 +281,7 @@ def _build(options: BuildOptions) -> BuildReport:
     finally:
         progress.close()
         _STATE.clear()  # the serial path's renderer and results: free them for the next build in this process
-    new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages})
+    new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages}, site_digest)
     new_manifest.pages.update({path: "" for path in written.paths if path not in new_manifest.pages})
     new_manifest.save(manifest_path)
     clock.lap("write")

@@ -58,23 +58,26 @@ def inputs_digest(project: Path, code: str) -> str:
 
 @dataclass
 class Manifest:
-    """What the previous build was made from: the inputs digest and each output file's dependency digest."""
+    """What the previous build was made from: the inputs digest, each output file's dependency digest and the
+    digest of what the site-wide files (sitemaps) list."""
 
     inputs: str = ""
     pages: dict[str, str] = field(default_factory=dict)
+    site: str = ""
 
     @classmethod
     def load(cls, path: Path) -> "Manifest":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(inputs=data["inputs"], pages=dict(data["pages"]))
+            return cls(inputs=data["inputs"], pages=dict(data["pages"]), site=str(data.get("site", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return cls()
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"inputs": self.inputs, "pages": self.pages}, sort_keys=True), encoding="utf-8")
+        tmp.write_text(json.dumps({"inputs": self.inputs, "pages": self.pages, "site": self.site}, sort_keys=True),
+                       encoding="utf-8")
         tmp.replace(path)
 
     def site_intact(self, out_dir: Path) -> bool:

@@ -40,8 +40,14 @@ def _sitemap(pages: list[Page], language: str, base_url: str) -> bytes:
     return "\n".join(rows).encode()
 
 
+def site_paths() -> tuple[str, ...]:
+    """The files :func:`site_files` writes, in its order."""
+    return ("sitemap.xml", "robots.txt", "index.html", *(f"{language}/sitemap.xml" for language in LANGUAGES))
+
+
 def site_files(catalog: Catalog, pages: list[Page], base_url: str) -> list[tuple[str, bytes]]:
-    """Sitemap index, one sitemap per language, robots.txt and the root page."""
+    """Sitemap index, one sitemap per language, robots.txt and the root page (they follow from the page list and
+    the base URL alone)."""
     del catalog
     index = ['<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     index += [f"<sitemap><loc>{escape(base_url, quote=False)}{language}/sitemap.xml</loc></sitemap>" for language in LANGUAGES]

@@ -75,6 +75,12 @@ class SiteWriter:
         self.report.paths.discard(rel_path)
         return False
 
+    def keep_all(self, rel_paths: tuple[str, ...]) -> bool:
+        """Keep all these files of the previous build, or none of them (False) when one is missing."""
+        if not all(os.path.isfile(f"{self._out_prefix}{rel_path}") for rel_path in rel_paths):
+            return False
+        return all(self.keep(rel_path) for rel_path in rel_paths)
+
     def commit(self, previous_paths: set[str] | None = None) -> WriteReport:
         """Apply the build: move staged files in, delete files no page wrote (``previous_paths`` or a walk)."""
         if not self.out_dir.exists():

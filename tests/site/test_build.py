@@ -107,3 +107,23 @@ def test_bad_input_prints_one_line_and_leaves_the_site_untouched(tmp_path: Path,
     assert "Traceback" not in result.stderr
     assert tree_digest(site) == before
     assert not (tmp_path / ".site.staging").exists()
+
+
+def test_sitemaps_follow_the_page_list(tmp_path: Path):
+    """An edit that keeps the page list keeps the sitemaps as they are; a new GPU adds its pages to them."""
+    project = make_project(tmp_path)
+    site = tmp_path / "site"
+    assert build_project(project, site).returncode == 0
+    sitemap = site / "en" / "sitemap.xml"
+    gpu_file = project / "catalog" / "gpus" / "rx-7900-xtx.yaml"
+    gpu_file.write_text(gpu_file.read_text().replace("price_usd: 999\n", "price_usd: 949\n"))
+    inode = sitemap.stat().st_ino
+    assert build_project(project, site).returncode == 0
+    assert sitemap.stat().st_ino == inode
+    twin = yaml.safe_load(gpu_file.read_text())
+    twin.update(id="rx-7900-twin", name="AMD Radeon RX 7900 Twin", aliases=[])  # names must be unique
+    gpu_file.with_name("rx-7900-twin.yaml").write_text(yaml.safe_dump(twin, sort_keys=False))
+    assert build_project(project, site).returncode == 0
+    assert "/gpus/rx-7900-twin/" in sitemap.read_text()
+    assert build_project(project, site, "--force").returncode == 0
+    assert "/gpus/rx-7900-twin/" in sitemap.read_text()
