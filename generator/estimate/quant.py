@@ -176,10 +176,15 @@ class RecipeState:
 
 def gguf_type(ftype: str, name: str, ne: tuple[int, ...], layer: int, st: RecipeState) -> str:
     """The ggml type llama-quantize gives one (quantisable) tensor, after the shape fallback."""
+    return category_type(ftype, category(name), ne, layer, st)
+
+
+def category_type(ftype: str, cat: str, ne: tuple[int, ...], layer: int, st: RecipeState) -> str:
+    """:func:`gguf_type` for a tensor whose category is known (a whole file's tensors: see ``weights``)."""
     base = FTYPE_BASE[ftype]
     if base in ("F16", "BF16", "F32"):
         return base
-    return fallback(_recipe(ftype, base, category(name), ne, layer, st), ne[0])
+    return fallback(_recipe(ftype, base, cat, ne, layer, st), ne[0])
 
 
 def _recipe(ftype: str, new: str, cat: str, ne: tuple[int, ...], layer: int, st: RecipeState) -> str:

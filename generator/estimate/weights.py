@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from .architecture import Architecture, Tensor
-from .quant import FTYPE_BASE, GGML_TYPES, RecipeState, allows_quantization, gguf_type
+from .quant import FTYPE_BASE, GGML_TYPES, RecipeState, allows_quantization, category, category_type
 
 GGUF_ALIGNMENT = 32
 GGUF_METADATA_BYTES_PER_TOKEN = 44
@@ -101,12 +101,17 @@ def _recipe_state(arch: Architecture) -> RecipeState:
                        arch.tied_embeddings)
 
 
+@cache
+def _categories(arch: Architecture) -> tuple[str | None, ...]:
+    """Each stored tensor's recipe category; None where llama-quantize leaves it as the converter wrote it (F32)."""
+    return tuple(category(t.name) if allows_quantization(t.name, t.ne) else None for t in arch.gguf_tensors)
+
+
 def gguf_types(arch: Architecture, ftype: str) -> tuple[tuple[Tensor, str], ...]:
     """Each stored tensor with the type llama-quantize gives it for file type ``ftype``."""
-    tensors = arch.gguf_tensors
     state = _recipe_state(arch)
-    return tuple((t, gguf_type(ftype, t.name, t.ne, t.layer, state) if allows_quantization(t.name, t.ne) else "F32")
-                 for t in tensors)
+    return tuple((t, "F32" if cat is None else category_type(ftype, cat, t.ne, t.layer, state))
+                 for t, cat in zip(arch.gguf_tensors, _categories(arch)))
 
 
 def checkpoint_bytes(fmt: str, t: Tensor) -> int:
