@@ -96,10 +96,10 @@ def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
             for page in pages]
 
 
-def _page_estimates(model_ids: list[str]) -> dict:
+def _page_answer(model_ids: list[str]) -> tuple[dict, dict]:
     results = _STATE["results"]
     assert isinstance(results, Results)
-    return results.page_estimates(model_ids)
+    return results.page_answer(model_ids)
 
 
 def estimate_pages(results: Results, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
@@ -113,10 +113,10 @@ def estimate_pages(results: Results, jobs: int, meanwhile: Callable[[], object] 
         return
     _STATE["results"] = results
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        answers = pool.imap_unordered(_page_estimates, [[m] for m in missing])
+        answers = pool.imap_unordered(_page_answer, [[m] for m in missing])
         meanwhile()
-        for found in answers:
-            results.absorb(found)
+        for answer in answers:
+            results.absorb(answer)
 
 
 def _render_and_stage(pages: list[Page]) -> list[tuple[str, bool]]:

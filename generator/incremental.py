@@ -134,6 +134,12 @@ class EstimateStore:
         self.entries[key] = value
         self.dirty = True
 
+    def put_packed(self, key: tuple, fields: tuple) -> None:
+        """Put an estimate given as :func:`pack` made it (unpacked on first get)."""
+        self.entries.pop(key, None)
+        self._packed[key] = fields
+        self.dirty = True
+
     def save(self, keep: set[tuple] | None = None) -> None:
         """Write the store (only the keys still in use, when given)."""
         if not self.dirty or self.path is None:
@@ -143,7 +149,7 @@ class EstimateStore:
         for k, v in self.entries.items():
             if keep is None or k in keep:
                 if type(v) is Estimate:
-                    packed[k] = tuple(map(vars(v).__getitem__, _ESTIMATE_FIELDS))
+                    packed[k] = pack(v)
                 else:
                     plain[k] = v
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -154,6 +160,12 @@ class EstimateStore:
 
 
 _ESTIMATE_FIELDS = tuple(f.name for f in fields(Estimate))
+ASSUMPTIONS = _ESTIMATE_FIELDS.index("assumptions")  # where a packed estimate keeps its assumption list
+
+
+def pack(estimate: Estimate) -> tuple:
+    """An estimate as the tuple of its fields: how the store saves it and workers send it."""
+    return tuple(map(vars(estimate).__getitem__, _ESTIMATE_FIELDS))
 
 
 def _unpack_estimate(values: tuple) -> Estimate:

@@ -60,3 +60,15 @@ def test_saved_estimates_come_back_equal_and_unpack_only_when_read(tmp_path: Pat
     assert all(store.get(key) == value for key, value in estimates.items())
     assert all(store.get(key) is store.get(key) for key in estimates)  # unpacked once
     assert not store.has(("absent",)) and store.get(("absent",)) is None
+
+
+def test_an_absorbed_answer_serves_the_same_results_as_computing_them(tmp_path: Path) -> None:
+    """What a worker sends (estimates packed) and the parent absorbs equals what the parent would compute."""
+    worker, parent, direct = _results(tmp_path / "a"), _results(tmp_path / "b"), _results(tmp_path / "c")
+    models = sorted(worker.models)
+    for model_id in models:
+        parent.absorb(worker.page_answer([model_id]))
+    assert all(parent.stored(m) for m in models)
+    expected = direct.page_estimates(models)
+    assert {key: parent.store.get(key) for key in expected} == expected
+    assert parent.pairs == direct.pairs
