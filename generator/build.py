@@ -264,7 +264,7 @@ def _build(options: BuildOptions) -> BuildReport:
         progress.total = len(stale)
         for page in stale:
             writer.claim(page.output_path)
-        # A pool costs a fork and a renderer per worker: only worth it beyond a chunk of pages.
+        # A pool costs a fork per worker and a cold view memo in each: only worth it beyond a chunk of pages.
         for chunk in render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1, renderer):
             for path, staged in chunk:
                 writer.record(path, staged)
