@@ -45,3 +45,17 @@ def test_dates_per_locale():
 def test_formatter_is_built_once_per_language():
     assert formatter("de") is formatter("de")
     assert isinstance(formatter("en"), Formatter)
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_numbers_match_python_grouping_whatever_was_formatted_before(language):
+    """The fast paths give what Python's own grouping format gives, with and without grouping, in both signs."""
+    import random
+    fmt = Formatter(language)
+    signs = str.maketrans({",": ".", ".": ","}) if language == "de" else str.maketrans({})
+    rng = random.Random(7)
+    values = [0.0, -0.0, 0.0, 999.5, -999.5, 999.4999, 999.995, 1000, 1e15, -1234567.891, 5, 5.0, float("inf")]
+    values += [rng.uniform(-3e6, 3e6) for _ in range(3000)] + [rng.uniform(-2000, 2000) for _ in range(3000)]
+    for value in values + values[::-1]:
+        for digits in (0, 1, 2):
+            assert fmt.number(value, digits) == f"{value:,.{digits}f}".translate(signs), (value, digits)
