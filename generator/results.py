@@ -103,9 +103,12 @@ class Results:
         """The recommended setup of one pair with its full estimate (``pairs`` holds them all; kept in the store)."""
         def choose() -> PairResult:
             quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])]).quant
-            return PairResult(quant, api.estimate(self.models[model_id], self.devices[gpu_id],
-                                                  Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS)))
+            return PairResult(quant, self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=True))
         return self.from_store(self._pick_key(model_id, gpu_id), choose)
+
+    def _estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int, limits: bool) -> Estimate:
+        return api.estimate(self.models[model_id], self.devices[gpu_id],
+                            Request(quant=quant, context_tokens=context_tokens), limits=limits)
 
     def _pick_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "pick")
@@ -125,9 +128,8 @@ class Results:
         key = (model_id, gpu_id, quant, context_tokens)
         found = self._estimates.get(key)
         if found is None:
-            found = self._estimates[key] = self.from_store(self._stored_key(key), lambda: api.estimate(
-                self.models[model_id], self.devices[gpu_id], Request(quant=quant, context_tokens=context_tokens),
-                limits=False))
+            found = self._estimates[key] = self.from_store(self._stored_key(key), lambda: self._estimate(
+                model_id, gpu_id, quant, context_tokens, limits=False))
         return found
 
     def from_store(self, stored: tuple, compute: Callable[[], T]) -> T:

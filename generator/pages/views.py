@@ -108,17 +108,12 @@ def _context_view(results: Results, model_id: str, gpu_id: str, lang: Lang) -> d
 def _link_rows(results: Results, lang: Lang, pairs: list[tuple[str, str]], named: str) -> list[dict[str, Any]]:
     """Link rows to pair pages, named after the pair's GPU or model (``named``); one row object per pair and name
     in a language (every pair appears in the related links of dozens of pages)."""
-    memo, rows = lang.memo, []
-    for m, g in pairs:
-        key = ("link", named, m, g)
-        row = memo.get(key)
-        if row is None:
-            pick = results.pairs[(m, g)]
-            name = results.catalog.gpus[g].name if named == "gpu" else results.catalog.models[m].name
-            row = memo[key] = {"path": pair_path(lang.code, m, g), "name": name, "verdict": pick.estimate.verdict,
-                               "quant": pick.quant, "estimate": pick.estimate}
-        rows.append(row)
-    return rows
+    def row(m: str, g: str) -> dict[str, Any]:
+        pick = results.pairs[(m, g)]
+        name = results.catalog.gpus[g].name if named == "gpu" else results.catalog.models[m].name
+        return {"path": pair_path(lang.code, m, g), "name": name, "verdict": pick.estimate.verdict,
+                "quant": pick.quant, "estimate": pick.estimate}
+    return [lang.shared(("link", named, m, g), lambda m=m, g=g: row(m, g)) for m, g in pairs]
 
 
 def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
