@@ -55,11 +55,28 @@ class Messages(DirectCalls):
 class FastCodeGenerator(CodeGenerator):
     """Emits ``escape_output(x)`` for autoescaped output, an inline look-up for ``x.key`` on dicts (the views),
     ``f(context, ...)`` for globals marked ``DirectCalls``, translated messages as constants and the output of
-    the environment's ``plain_filters`` (numbers: no character HTML escapes) as it is."""
+    the environment's ``plain_filters`` (numbers: no character HTML escapes) as it is; root and block functions
+    yield their output once."""
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         self.writeline(f"from {__name__} import escape_output")
+        self._buffered: set[int] = set()
         super().visit_Template(node, frame)
+
+    def enter_frame(self, frame: Frame) -> None:
+        # A template's root and its blocks collect output in a list and yield it once, joined: a yield per output
+        # piece passed each of a page's ~360 pieces up through three generator frames (5 % of its instructions).
+        super().enter_frame(frame)
+        if (frame.rootlevel or frame.block_frame) and frame.buffer is None and not self.environment.is_async:
+            self._buffered.add(id(frame))
+            frame.buffer = "_out"
+            self.writeline("_out = []")
+
+    def leave_frame(self, frame: Frame, with_python_scope: bool = False) -> None:
+        super().leave_frame(frame, with_python_scope)
+        if id(frame) in self._buffered:
+            self._buffered.discard(id(frame))
+            self.writeline("yield concat(_out)")
 
     def _output_child_pre(self, node: nodes.Expr, frame: Frame, finalize: CodeGenerator._FinalizeInfo) -> None:
         if frame.eval_ctx.autoescape and not frame.eval_ctx.volatile and finalize.src is None:
