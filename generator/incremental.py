@@ -7,12 +7,12 @@ import hashlib
 import json
 import pickle
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import __version__
-from .estimate.api import Estimate
+from .estimate.api import ESTIMATE_FIELDS, Estimate
 
 GENERATOR_DIR = Path(__file__).resolve().parent
 # GPU fields no estimate reads: editing them must not invalidate cached estimates.
@@ -123,7 +123,7 @@ class EstimateStore:
     def get(self, key: tuple) -> Any:
         found = self.entries.get(key)
         if found is None and key in self._packed:
-            found = self.entries[key] = _unpack_estimate(self._packed.pop(key))
+            found = self.entries[key] = Estimate.from_fields(self._packed.pop(key))
         return found
 
     def has(self, key: tuple) -> bool:
@@ -159,16 +159,9 @@ class EstimateStore:
         tmp.replace(self.path)
 
 
-_ESTIMATE_FIELDS = tuple(f.name for f in fields(Estimate))
-ASSUMPTIONS = _ESTIMATE_FIELDS.index("assumptions")  # where a packed estimate keeps its assumption list
+ASSUMPTIONS = ESTIMATE_FIELDS.index("assumptions")  # where a packed estimate keeps its assumption list
 
 
 def pack(estimate: Estimate) -> tuple:
     """An estimate as the tuple of its fields: how the store saves it and workers send it."""
-    return tuple(map(vars(estimate).__getitem__, _ESTIMATE_FIELDS))
-
-
-def _unpack_estimate(values: tuple) -> Estimate:
-    estimate = object.__new__(Estimate)
-    vars(estimate).update(zip(_ESTIMATE_FIELDS, values))  # a frozen dataclass: fill its dict, as unpickling does
-    return estimate
+    return tuple(map(vars(estimate).__getitem__, ESTIMATE_FIELDS))

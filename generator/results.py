@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
@@ -24,6 +24,11 @@ PAGE_CONTEXT_TOKENS = 8192
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
 T = TypeVar("T")
+
+
+@cache  # built once each: a frozen dataclass's __init__ sets every field through object.__setattr__
+def _page_request(quant: str, context_tokens: int) -> Request:
+    return Request(quant=quant, context_tokens=context_tokens)
 
 
 def preference(model: ModelSpec) -> tuple[str, ...]:
@@ -107,8 +112,7 @@ class Results:
         return self.from_store(self._pick_key(model_id, gpu_id), choose)
 
     def _estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int, limits: bool) -> Estimate:
-        return api.estimate(self.models[model_id], self.devices[gpu_id],
-                            Request(quant=quant, context_tokens=context_tokens), limits=limits)
+        return api.estimate(self.models[model_id], self.devices[gpu_id], _page_request(quant, context_tokens), limits=limits)
 
     def _pick_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "pick")

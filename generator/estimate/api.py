@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from typing import Any, Literal, Mapping
 
@@ -97,6 +97,14 @@ class Estimate:
     batched_tokens_per_s: float | None
     assumptions: tuple[tuple[str, str], ...]
 
+    @classmethod
+    def from_fields(cls, values: tuple) -> Estimate:
+        """An estimate from its field values in declaration order (``pack`` gives them): what the frozen
+        dataclass's ``__init__`` builds, minus its ``object.__setattr__`` per field, a tenth of the estimate stage."""
+        estimate = object.__new__(cls)
+        vars(estimate).update(zip(ESTIMATE_FIELDS, values))  # as unpickling fills a frozen dataclass
+        return estimate
+
     @property
     def runs(self) -> bool:
         """Whether the setup runs at all (on the GPU or with offload); False means the speeds are not applicable."""
@@ -109,6 +117,9 @@ class Estimate:
         out["offload"] = None if self.offload is None else dict(self.offload.__dict__)
         out["assumptions"] = dict(self.assumptions)
         return out
+
+
+ESTIMATE_FIELDS = tuple(f.name for f in fields(Estimate))
 
 
 # ---------------------------------------------------------------------------------------------- model specs
@@ -380,9 +391,9 @@ def estimate(model: ModelSpec, device: DeviceSpec, request: Request, limits: boo
                                                      request.prompt_tokens, max(1, max_seq or 0))
         else:
             decode = _decode(work, _speed_device(device), request.depth)
-    return Estimate(p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total, final,
-                    max_ctx, max_seq, plan, decode, prefill, ttft, batched,
-                    _assumptions(model, device, request, p, final))
+    return Estimate.from_fields((p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total,
+                                 final, max_ctx, max_seq, plan, decode, prefill, ttft, batched,
+                                 _assumptions(model, device, request, p, final)))
 
 
 @dataclass(frozen=True)
@@ -409,6 +420,21 @@ def context_memory(model: ModelSpec, device: DeviceSpec, request: Request, conte
                          tuple(p.weights_gpu_bytes + kv + runtime for kv, runtime in parts), usable, max_ctx)
 
 
+def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Prepared,
+                 verdict: str) -> tuple[tuple[str, str], ...]:
+    return _assumption_list(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
+                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload", _flops_rule(device))
+
+
+@cache  # one shared tuple per distinct list: estimates stay small in memory and in the store
+def _assumption_list(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
+                     overhead_items: tuple[tuple[str, str], ...], blocked: str | None, offload_possible: bool,
+                     prefill_rule: str) -> tuple[tuple[str, str], ...]:
+    base = _assumption_base(device_backend, usable_rule, engine, kv_type, quant, source, overhead_items, blocked,
+                            offload_possible)
+    return base + (("speed.prefill_flops", prefill_rule),)
+
+
 @cache
 def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
                      overhead_items: tuple[tuple[str, str], ...], blocked: str | None,
@@ -429,18 +455,6 @@ def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type
     items += overhead_items
     items += speed.constants_for(device_backend).assumptions()
     return tuple(items)
-
-
-def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Prepared,
-                 verdict: str) -> tuple[tuple[str, str], ...]:
-    base = _assumption_base(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
-                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload")
-    return _with_prefill_rule(base, _flops_rule(device))
-
-
-@cache  # one shared tuple per distinct list: estimates stay small in memory and in the store
-def _with_prefill_rule(base: tuple[tuple[str, str], ...], rule: str) -> tuple[tuple[str, str], ...]:
-    return base + (("speed.prefill_flops", rule),)
 
 
 @cache

@@ -39,7 +39,6 @@ class Weights:
     layer_bytes: tuple[int, ...]  # per stored block, everything in it
     expert_bytes: tuple[int, ...]  # per stored block, the routed experts
     main_layers: int  # blocks that run per token (stored MTP blocks come after them)
-    types: tuple[tuple[str, str], ...]  # (tensor name, type) for inspection
 
     @property
     def expert_total_bytes(self) -> int:
@@ -83,8 +82,10 @@ def tensor_bytes(type_name: str, ne: tuple[int, ...]) -> int:
     return GGML_TYPES[type_name].row_bytes(ne[0]) * math.prod(ne[1:])
 
 
-def _padded(n: int) -> int:
-    return -(-n // GGUF_ALIGNMENT) * GGUF_ALIGNMENT
+@cache
+def _stored_bytes(type_name: str, ne: tuple[int, ...]) -> int:
+    """Bytes a tensor takes in a GGUF file: its data padded to the alignment."""
+    return -(-tensor_bytes(type_name, ne) // GGUF_ALIGNMENT) * GGUF_ALIGNMENT
 
 
 @cache
@@ -139,15 +140,15 @@ CHECKPOINT_FORMATS = ("BF16", "FP8", "AWQ-INT4", "NVFP4", "MXFP4")
 def weights(arch: Architecture, quant: str) -> Weights:
     """Stored bytes of ``arch`` at ``quant`` (a llama.cpp file type or a checkpoint format)."""
     if quant in FTYPE_BASE and quant != "BF16" or quant == "BF16-GGUF":
-        typed = [(t, _padded(tensor_bytes(ty, t.ne)), ty) for t, ty in gguf_types(arch, quant.removesuffix("-GGUF"))]
+        sizes = [_stored_bytes(ty, t.ne) for t, ty in gguf_types(arch, quant.removesuffix("-GGUF"))]
     elif quant in CHECKPOINT_FORMATS:
-        typed = [(t, checkpoint_bytes(quant, t), quant) for t in arch.gguf_tensors]
+        sizes = [checkpoint_bytes(quant, t) for t in arch.gguf_tensors]
     else:
         raise KeyError(f"no size rule for quant {quant!r}")
     n_blocks = arch.gguf_layer_count
     layer, expert = [0] * n_blocks, [0] * n_blocks
     embed = output = 0
-    for t, size, _ in typed:
+    for t, size in zip(arch.gguf_tensors, sizes):
         if t.layer >= 0:
             layer[t.layer] += size
             if t.role == "expert":
@@ -158,8 +159,7 @@ def weights(arch: Architecture, quant: str) -> Weights:
             output += size
     if arch.tied_embeddings:
         output += embed
-    file_bytes = sum(size for _, size, _ in typed)
+    file_bytes = sum(sizes)
     if quant not in CHECKPOINT_FORMATS:
         file_bytes += GGUF_METADATA_BYTES_PER_TOKEN * arch.vocab_size
-    return Weights(quant, file_bytes, embed, output, tuple(layer), tuple(expert), arch.n_layers,
-                   tuple((t.name, ty) for t, _, ty in typed))
+    return Weights(quant, file_bytes, embed, output, tuple(layer), tuple(expert), arch.n_layers)

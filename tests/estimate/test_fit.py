@@ -36,7 +36,7 @@ def test_max_linear_is_the_largest_feasible_x(budget, slope, groups):
 
 
 def _weights(layers: int, layer: int, expert: int) -> Weights:
-    return Weights("test", layers * layer, 0, 0, (layer,) * layers, (expert,) * layers, layers, ())
+    return Weights("test", layers * layer, 0, 0, (layer,) * layers, (expert,) * layers, layers)
 
 
 def test_offload_moves_experts_first():
