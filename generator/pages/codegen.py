@@ -106,9 +106,12 @@ class FastCodeGenerator(CodeGenerator):
             self.write(repr(str(translated)))
             return
         self.write(f"str.__mod__({str(translated)!r}, {{")
+        plain = getattr(self.environment, "plain_filters", ())
         for keyword in node.kwargs:
-            self.write(f"{keyword.key!r}: escape_output(")
-            self.visit(keyword.value, frame)
+            value = keyword.value
+            escaped = not (isinstance(value, nodes.Filter) and value.name in plain)
+            self.write(f"{keyword.key!r}: {'escape_output(' if escaped else '('}")
+            self.visit(value, frame)
             self.write("), ")
         self.write("})")
 

@@ -104,17 +104,24 @@ class FragmentCache(DirectCalls):
     def __init__(self, env: jinja2.Environment):
         self._env = env
         self._rendered: dict[tuple[Any, ...], Markup] = {}
+        self._templates: dict[str, jinja2.Template] = {}
         self._hits = 0
 
     @jinja2.pass_context
     def __call__(self, context: jinja2.runtime.Context, template: str, key: Any, **values: Any) -> Markup:
-        full_key = (template, context["root"], key)
+        full_key = (template, context.parent["root"], key)  # a page variable: in the parent, never a {% set %}
         found = self._rendered.get(full_key)
         if found is None:
-            found = self._rendered[full_key] = Markup(self._env.get_template(template).render({**context.get_all(), **values}))
+            found = self._rendered[full_key] = Markup(self._template(template).render({**context.get_all(), **values}))
         else:
             self._hits += 1
         return found
+
+    def _template(self, name: str) -> jinja2.Template:
+        """A partial, looked up once (Jinja's own cache takes a lock and a freshness check per call)."""
+        if name not in self._templates:
+            self._templates[name] = self._env.get_template(name)
+        return self._templates[name]
 
     def size(self) -> int:
         """Fragments rendered so far."""
