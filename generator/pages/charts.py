@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from .codegen import escape_output
+
 WIDTH, HEIGHT = 640, 280
 PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 56, 16, 16, 40
 
@@ -25,36 +27,37 @@ def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...]
     top = max([limit or 0.0, *(v for s in series for v in s.values)]) * 1.08 or 1.0
     plot_w, plot_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - PAD_TOP - PAD_BOTTOM
     step = plot_w / max(1, len(x_labels) - 1)
-
-    def x(i: int) -> float:
-        return PAD_LEFT + i * step
+    # Every pair page draws one: strings are escaped by markupsafe's C escaper, not through Markup objects.
+    text = escape_output
 
     def y(value: float) -> float:
         return PAD_TOP + plot_h * (1 - value / top)
 
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
-             f'aria-label="{escape(title)}"><title>{escape(title)}</title>']
+             f'aria-label="{text(title)}"><title>{text(title)}</title>']
     for tick in range(5):
         value = top * tick / 4
-        parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape(y_format(value))}</text>')
-    xs = [f"{x(i):.1f}" for i in range(len(x_labels))]
+        at = y(value)
+        parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{at:.1f}" y2="{at:.1f}"/>'
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{at + 4:.1f}" text-anchor="end">{text(y_format(value))}</text>')
+    xs = [f"{PAD_LEFT + i * step:.1f}" for i in range(len(x_labels))]
     for x_text, label in zip(xs, x_labels):
-        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape(label)}</text>')
+        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{text(label)}</text>')
     if limit is not None:
-        parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(limit):.1f}" y2="{y(limit):.1f}"/>'
-                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{y(limit) - 5:.1f}" text-anchor="end">{escape(limit_label)}</text>')
+        at = y(limit)
+        parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{at:.1f}" y2="{at:.1f}"/>'
+                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{at - 5:.1f}" text-anchor="end">{text(limit_label)}</text>')
     for s in series:
-        ys = [f"{y(v):.1f}" for v in s.values]
-        points = " ".join(f"{x_text},{y_text}" for x_text, y_text in zip(xs, ys))
+        ys = [f"{PAD_TOP + plot_h * (1 - v / top):.1f}" for v in s.values]
+        points = " ".join([f"{x_text},{y_text}" for x_text, y_text in zip(xs, ys)])
         parts.append(f'<polyline class="line {s.css}" points="{points}"/>')
         parts += [f'<circle class="pt {s.css}" cx="{x_text}" cy="{y_text}" r="3"/>' for x_text, y_text in zip(xs, ys)]
     legend_y = HEIGHT - 8
     for i, s in enumerate(series):
         lx = PAD_LEFT + i * 160
         parts.append(f'<line class="line {s.css}" x1="{lx}" x2="{lx + 18}" y1="{legend_y - 4}" y2="{legend_y - 4}"/>'
-                     f'<text class="legend" x="{lx + 24}" y="{legend_y}">{escape(s.label)}</text>')
-    parts.append(f'<text class="tick" x="4" y="{PAD_TOP + 4}">{escape(y_unit)}</text></svg>')
+                     f'<text class="legend" x="{lx + 24}" y="{legend_y}">{text(s.label)}</text>')
+    parts.append(f'<text class="tick" x="4" y="{PAD_TOP + 4}">{text(y_unit)}</text></svg>')
     return Markup("".join(parts))
 
 

@@ -112,7 +112,11 @@ class FragmentCache(DirectCalls):
         full_key = (template, context.parent["root"], key)  # a page variable: in the parent, never a {% set %}
         found = self._rendered.get(full_key)
         if found is None:
-            found = self._rendered[full_key] = Markup(self._template(template).render({**context.get_all(), **values}))
+            # The page's variables already include the globals: the partial runs on one merged dict, not on the
+            # copy with the globals merged in again that Template.render would make (a partial per link row).
+            partial = self._template(template)
+            local = partial.new_context({**context.get_all(), **values}, shared=True)
+            found = self._rendered[full_key] = Markup("".join(partial.root_render_func(local)))
         else:
             self._hits += 1
         return found
