@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import __version__
-from .estimate.api import ESTIMATE_FIELDS, Estimate
+from .estimate.api import Estimate
 
 GENERATOR_DIR = Path(__file__).resolve().parent
 # GPU fields no estimate reads: editing them must not invalidate cached estimates.
@@ -123,7 +123,7 @@ class EstimateStore:
     def get(self, key: tuple) -> Any:
         found = self.entries.get(key)
         if found is None and key in self._packed:
-            found = self.entries[key] = Estimate.from_fields(self._packed.pop(key))
+            found = self.entries[key] = Estimate._make(self._packed.pop(key))
         return found
 
     def has(self, key: tuple) -> bool:
@@ -159,9 +159,9 @@ class EstimateStore:
         tmp.replace(self.path)
 
 
-ASSUMPTIONS = ESTIMATE_FIELDS.index("assumptions")  # where a packed estimate keeps its assumption list
+ASSUMPTIONS = Estimate._fields.index("assumptions")  # where a packed estimate keeps its assumption list
 
 
 def pack(estimate: Estimate) -> tuple:
     """An estimate as the tuple of its fields: how the store saves it and workers send it."""
-    return tuple(map(vars(estimate).__getitem__, ESTIMATE_FIELDS))
+    return tuple(estimate)

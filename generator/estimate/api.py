@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, NamedTuple
 
 from . import speed
 from .architecture import Architecture, parse_hf_config
@@ -69,15 +69,18 @@ class Request:
     gpu_count: int = 1
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(NamedTuple):
     """Everything the pages show for one request; bytes are integers, speeds tokens per second.
 
     When the setup does not run (``runs`` False, verdict "no_fit") the speeds, ``ttft_s``, ``max_context_tokens``
     and ``max_sequences`` are 0 meaning "not applicable", not a measured zero: show "—", not "0 tok/s". When it
     runs, decode, prefill, batched speed and ``ttft_s`` are always positive. An estimate made with
     ``limits=False`` leaves the limits (max context, max sequences) and the speeds that depend on them or on a
-    prompt (prefill, TTFT, batched) None: not computed."""
+    prompt (prefill, TTFT, batched) None: not computed.
+
+    A named tuple, not a frozen dataclass: the estimate stage builds ~110,000 of them and workers send them to
+    the build process and the store keeps them as plain tuples; a frozen dataclass cost a tenth of that stage in
+    ``object.__setattr__`` per field and again in packing and unpacking."""
 
     file_size_bytes: int
     weights_bytes: int
@@ -97,14 +100,6 @@ class Estimate:
     batched_tokens_per_s: float | None
     assumptions: tuple[tuple[str, str], ...]
 
-    @classmethod
-    def from_fields(cls, values: tuple) -> Estimate:
-        """An estimate from its field values in declaration order (``pack`` gives them): what the frozen
-        dataclass's ``__init__`` builds, minus its ``object.__setattr__`` per field, a tenth of the estimate stage."""
-        estimate = object.__new__(cls)
-        vars(estimate).update(zip(ESTIMATE_FIELDS, values))  # as unpickling fills a frozen dataclass
-        return estimate
-
     @property
     def runs(self) -> bool:
         """Whether the setup runs at all (on the GPU or with offload); False means the speeds are not applicable."""
@@ -112,14 +107,11 @@ class Estimate:
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (offload as a dict, assumptions as a mapping, plus ``runs``)."""
-        out = {k: v for k, v in self.__dict__.items() if k not in ("offload", "assumptions")}
+        out = {k: v for k, v in self._asdict().items() if k not in ("offload", "assumptions")}
         out["runs"] = self.runs
         out["offload"] = None if self.offload is None else dict(self.offload.__dict__)
         out["assumptions"] = dict(self.assumptions)
         return out
-
-
-ESTIMATE_FIELDS = tuple(f.name for f in fields(Estimate))
 
 
 # ---------------------------------------------------------------------------------------------- model specs
@@ -391,9 +383,8 @@ def estimate(model: ModelSpec, device: DeviceSpec, request: Request, limits: boo
                                                      request.prompt_tokens, max(1, max_seq or 0))
         else:
             decode = _decode(work, _speed_device(device), request.depth)
-    return Estimate.from_fields((p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total,
-                                 final, max_ctx, max_seq, plan, decode, prefill, ttft, batched,
-                                 _assumptions(model, device, request, p, final)))
+    return Estimate(p.file_bytes, p.weights_gpu_bytes, p.source, kv, runtime, total, usable, usable - total, final,
+                    max_ctx, max_seq, plan, decode, prefill, ttft, batched, _assumptions(model, device, request, p, final))
 
 
 @dataclass(frozen=True)

@@ -256,5 +256,5 @@ def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seq
     request = api.Request(quant=quant, engine=engine, sequences=seqs)
     full, row = api.estimate(s, d, request), api.estimate(s, d, request, limits=False)
     limits = ("max_context_tokens", "max_sequences", "prefill_tokens_per_s", "ttft_s", "batched_tokens_per_s")
-    assert dataclasses.replace(row, **{f: getattr(full, f) for f in limits}) == full
+    assert row._replace(**{f: getattr(full, f) for f in limits}) == full
     assert all(getattr(row, f) is None for f in limits)
