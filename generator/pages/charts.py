@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from markupsafe import Markup, escape
 
@@ -21,37 +23,54 @@ class Series:
     values: tuple[float, ...]
 
 
-def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...], limit: float | None,
-               limit_label: str, y_unit: str, y_format) -> Markup:
-    """A line chart with a horizontal limit line; x positions are evenly spaced categories."""
-    top = max([limit or 0.0, *(v for s in series for v in s.values)]) * 1.08 or 1.0
+class _Plot(NamedTuple):
+    """A line chart's geometry, formatted: the same in every language."""
+
+    top: float
+    grid: tuple[tuple[float, str, str], ...]  # per tick: value, y of its line, y of its label
+    xs: tuple[str, ...]
+    limit: tuple[str, str] | None  # y of the limit line and of its label
+    lines: str  # the series' polylines and points
+
+
+@lru_cache(maxsize=8)  # a pair page's language versions draw the same lines: they are formatted once
+def _plot(n: int, lines: tuple[tuple[str, tuple[float, ...]], ...], limit: float | None) -> _Plot:
+    top = max([limit or 0.0, *(v for _, values in lines for v in values)]) * 1.08 or 1.0
     plot_w, plot_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - PAD_TOP - PAD_BOTTOM
-    step = plot_w / max(1, len(x_labels) - 1)
-    # Every pair page draws one: strings are escaped by markupsafe's C escaper, not through Markup objects.
-    text = escape_output
+    step = plot_w / max(1, n - 1)
 
     def y(value: float) -> float:
         return PAD_TOP + plot_h * (1 - value / top)
 
+    grid = tuple((value, f"{y(value):.1f}", f"{y(value) + 4:.1f}") for value in (top * tick / 4 for tick in range(5)))
+    xs = tuple(f"{PAD_LEFT + i * step:.1f}" for i in range(n))
+    marks = []
+    for css, values in lines:
+        ys = [f"{y(v):.1f}" for v in values]
+        points = " ".join([f"{x_text},{y_text}" for x_text, y_text in zip(xs, ys)])
+        marks.append(f'<polyline class="line {css}" points="{points}"/>')
+        marks += [f'<circle class="pt {css}" cx="{x_text}" cy="{y_text}" r="3"/>' for x_text, y_text in zip(xs, ys)]
+    at = None if limit is None else (f"{y(limit):.1f}", f"{y(limit) - 5:.1f}")
+    return _Plot(top, grid, xs, at, "".join(marks))
+
+
+def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...], limit: float | None,
+               limit_label: str, y_unit: str, y_format) -> Markup:
+    """A line chart with a horizontal limit line; x positions are evenly spaced categories."""
+    plot = _plot(len(x_labels), tuple((s.css, s.values) for s in series), limit)
+    text = escape_output  # markupsafe's C escaper on plain strings, no Markup objects: every pair page draws one
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
              f'aria-label="{text(title)}"><title>{text(title)}</title>']
-    for tick in range(5):
-        value = top * tick / 4
-        at = y(value)
-        parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{at:.1f}" y2="{at:.1f}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{at + 4:.1f}" text-anchor="end">{text(y_format(value))}</text>')
-    xs = [f"{PAD_LEFT + i * step:.1f}" for i in range(len(x_labels))]
-    for x_text, label in zip(xs, x_labels):
+    for value, line_y, label_y in plot.grid:
+        parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">{text(y_format(value))}</text>')
+    for x_text, label in zip(plot.xs, x_labels):
         parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{text(label)}</text>')
-    if limit is not None:
-        at = y(limit)
-        parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{at:.1f}" y2="{at:.1f}"/>'
-                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{at - 5:.1f}" text-anchor="end">{text(limit_label)}</text>')
-    for s in series:
-        ys = [f"{PAD_TOP + plot_h * (1 - v / top):.1f}" for v in s.values]
-        points = " ".join([f"{x_text},{y_text}" for x_text, y_text in zip(xs, ys)])
-        parts.append(f'<polyline class="line {s.css}" points="{points}"/>')
-        parts += [f'<circle class="pt {s.css}" cx="{x_text}" cy="{y_text}" r="3"/>' for x_text, y_text in zip(xs, ys)]
+    if plot.limit is not None:
+        line_y, label_y = plot.limit
+        parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
+                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{label_y}" text-anchor="end">{text(limit_label)}</text>')
+    parts.append(plot.lines)
     legend_y = HEIGHT - 8
     for i, s in enumerate(series):
         lx = PAD_LEFT + i * 160
