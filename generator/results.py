@@ -159,13 +159,16 @@ class Results:
 
     def _page_results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
         """Each stored result the pages of a model need, as (store key, getter): per-quant estimates, each pair's
-        pick and context sweep, the requirement table and the multi-GPU counts behind its rentable setups."""
+        pick and context sweep, the requirement table, fine-tuning memory and the multi-GPU counts behind its
+        rentable setups."""
         for key in self.page_estimate_keys(model_id):
             yield self._stored_key(key), lambda key=key: self.quant_estimate(*key)
         for gpu_id in sorted(self.devices):
             yield self._pick_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield self._sweep_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
         yield self._requirements_key(model_id), lambda: self.model_requirements(model_id)
+        for method in FINETUNE_METHODS:
+            yield self._finetune_key(model_id, method), lambda method=method: self.finetune(model_id, method)
         for quant in matrix_quants(self.models[model_id]):
             yield self._fitting_key(model_id, quant), lambda quant=quant: self.fitting_gpus(model_id, quant)
         for quant in SETUP_QUANTS:
@@ -273,11 +276,15 @@ class Results:
     vllm_utilisation: float = 0.90  # vLLM's default --gpu-memory-utilization
 
     def finetune(self, model_id: str, method: str) -> finetune.FinetuneEstimate:
-        """Fine-tuning memory of one model and method at the pages' sequence length (cached per build)."""
+        """Fine-tuning memory of one model and method at the pages' sequence length (cached, and kept in the store)."""
         key = (model_id, method)
         if key not in self._finetune:
-            self._finetune[key] = finetune.finetune_memory(self.models[model_id], method, seq_len=FINETUNE_SEQ_LEN)
+            self._finetune[key] = self.from_store(self._finetune_key(model_id, method), lambda: finetune.finetune_memory(
+                self.models[model_id], method, seq_len=FINETUNE_SEQ_LEN))
         return self._finetune[key]
+
+    def _finetune_key(self, model_id: str, method: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], method, "finetune")
 
     def finetune_gpu(self, model_id: str, method: str) -> tuple[str, str] | None:
         """(gpu id, label) of the cheapest single GPU, or smallest multi-GPU count, that holds this fine-tuning run."""
