@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .catalog.check import check_catalog
-from .catalog.load import load_catalog
+from .catalog.load import ParsedFiles, load_catalog
 from .errors import Problem, UserError
 from .pages import assets, context, seo
 from .pages.i18n import compile_locales
@@ -207,7 +207,9 @@ def _build(options: BuildOptions) -> BuildReport:
         return report
     clock = _StageClock(report.stages, started)
     progress.stage("loading catalogue")
-    catalog = check_catalog(load_catalog(options.catalog_dir), options.catalog_dir)
+    parsed = ParsedFiles(cache_dir / f"{options.out_dir.name}.catalog.pickle")
+    catalog = check_catalog(load_catalog(options.catalog_dir, parsed), options.catalog_dir)
+    parsed.save()
     for status in compile_locales(options.locales_dir):
         report.warnings += [f"locales/{status.language}: untranslated message: {m!r}" for m in status.untranslated]
         report.warnings += [f"locales/{status.language}: fuzzy message: {m!r}" for m in status.fuzzy]
