@@ -1,4 +1,7 @@
-"""Inline SVG charts with explicit sizes; pure functions from numbers to markup."""
+"""Inline SVG charts with explicit sizes; pure functions from numbers to markup.
+
+Text is escaped by ``escape_output`` (markupsafe's C escaper on plain strings, no Markup object per label):
+every pair page draws a chart."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from .codegen import escape_output
 
@@ -26,7 +29,6 @@ class Series:
 class _Plot(NamedTuple):
     """A line chart's geometry, formatted: the same in every language."""
 
-    top: float
     grid: tuple[tuple[float, str, str], ...]  # per tick: value, y of its line, y of its label
     xs: tuple[str, ...]
     limit: tuple[str, str] | None  # y of the limit line and of its label
@@ -51,32 +53,31 @@ def _plot(n: int, lines: tuple[tuple[str, tuple[float, ...]], ...], limit: float
         marks.append(f'<polyline class="line {css}" points="{points}"/>')
         marks += [f'<circle class="pt {css}" cx="{x_text}" cy="{y_text}" r="3"/>' for x_text, y_text in zip(xs, ys)]
     at = None if limit is None else (f"{y(limit):.1f}", f"{y(limit) - 5:.1f}")
-    return _Plot(top, grid, xs, at, "".join(marks))
+    return _Plot(grid, xs, at, "".join(marks))
 
 
 def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...], limit: float | None,
                limit_label: str, y_unit: str, y_format) -> Markup:
     """A line chart with a horizontal limit line; x positions are evenly spaced categories."""
     plot = _plot(len(x_labels), tuple((s.css, s.values) for s in series), limit)
-    text = escape_output  # markupsafe's C escaper on plain strings, no Markup objects: every pair page draws one
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
-             f'aria-label="{text(title)}"><title>{text(title)}</title>']
+             f'aria-label="{escape_output(title)}"><title>{escape_output(title)}</title>']
     for value, line_y, label_y in plot.grid:
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">{text(y_format(value))}</text>')
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">{escape_output(y_format(value))}</text>')
     for x_text, label in zip(plot.xs, x_labels):
-        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{text(label)}</text>')
+        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape_output(label)}</text>')
     if plot.limit is not None:
         line_y, label_y = plot.limit
         parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
-                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{label_y}" text-anchor="end">{text(limit_label)}</text>')
+                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{label_y}" text-anchor="end">{escape_output(limit_label)}</text>')
     parts.append(plot.lines)
     legend_y = HEIGHT - 8
     for i, s in enumerate(series):
         lx = PAD_LEFT + i * 160
         parts.append(f'<line class="line {s.css}" x1="{lx}" x2="{lx + 18}" y1="{legend_y - 4}" y2="{legend_y - 4}"/>'
-                     f'<text class="legend" x="{lx + 24}" y="{legend_y}">{text(s.label)}</text>')
-    parts.append(f'<text class="tick" x="4" y="{PAD_TOP + 4}">{text(y_unit)}</text></svg>')
+                     f'<text class="legend" x="{lx + 24}" y="{legend_y}">{escape_output(s.label)}</text>')
+    parts.append(f'<text class="tick" x="4" y="{PAD_TOP + 4}">{escape_output(y_unit)}</text></svg>')
     return Markup("".join(parts))
 
 
@@ -92,13 +93,13 @@ def scatter_chart(title: str, points: tuple[tuple[float, float], ...], x_label: 
         return PAD_TOP + plot * (1 - value / top)
 
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
-             f'aria-label="{escape(title)}"><title>{escape(title)}</title>',
+             f'aria-label="{escape_output(title)}"><title>{escape_output(title)}</title>',
              f'<line class="limit" x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(top):.1f}" y2="{y(top):.1f}"/>']
     for tick in range(5):
         value = top * tick / 4
-        parts.append(f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape(tick_format(value))}</text>'
-                     f'<text class="tick" x="{x(value):.1f}" y="{PAD_TOP + plot + 16:.1f}" text-anchor="middle">{escape(tick_format(value))}</text>')
+        parts.append(f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape_output(tick_format(value))}</text>'
+                     f'<text class="tick" x="{x(value):.1f}" y="{PAD_TOP + plot + 16:.1f}" text-anchor="middle">{escape_output(tick_format(value))}</text>')
     parts += [f'<circle class="pt c-f16" cx="{x(m):.1f}" cy="{y(p):.1f}" r="2.5"/>' for m, p in points]
-    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">{escape(x_label)}</text>'
-                 f'<text class="legend" x="{PAD_LEFT + plot + 12:.1f}" y="{PAD_TOP + 12}">{escape(y_label)}</text></svg>')
+    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">{escape_output(x_label)}</text>'
+                 f'<text class="legend" x="{PAD_LEFT + plot + 12:.1f}" y="{PAD_TOP + 12}">{escape_output(y_label)}</text></svg>')
     return Markup("".join(parts))

@@ -83,12 +83,16 @@ class FastCodeGenerator(CodeGenerator):
             if self._message(node) is not None:
                 self._output_message = node
                 self.write("(")
-            elif isinstance(node, nodes.Filter) and node.name in getattr(self.environment, "plain_filters", ()):
+            elif self._plain(node):
                 self.write("(")
             else:
                 self.write("escape_output(")
         else:
             super()._output_child_pre(node, frame, finalize)
+
+    def _plain(self, node: nodes.Expr) -> bool:
+        """Whether ``node`` is a call of one of the environment's ``plain_filters``, whose output needs no escaping."""
+        return isinstance(node, nodes.Filter) and node.name in getattr(self.environment, "plain_filters", ())
 
     def _message(self, node: nodes.Expr) -> Markup | None:
         """The translated markup of an output ``_("literal", name=value, …)``, else None."""
@@ -106,12 +110,9 @@ class FastCodeGenerator(CodeGenerator):
             self.write(repr(str(translated)))
             return
         self.write(f"str.__mod__({str(translated)!r}, {{")
-        plain = getattr(self.environment, "plain_filters", ())
         for keyword in node.kwargs:
-            value = keyword.value
-            escaped = not (isinstance(value, nodes.Filter) and value.name in plain)
-            self.write(f"{keyword.key!r}: {'escape_output(' if escaped else '('}")
-            self.visit(value, frame)
+            self.write(f"{keyword.key!r}: {'(' if self._plain(keyword.value) else 'escape_output('}")
+            self.visit(keyword.value, frame)
             self.write("), ")
         self.write("})")
 
