@@ -68,6 +68,7 @@ class Gpu(Entry):
     segment: Segment
     aliases: list[str] = []
     memory_bytes: int = Field(gt=0, le=2**40)
+    memory_gb: float | None = Field(default=None, gt=0, le=2_000)  # the size as the vendor states it (decimal GB)
     usable_memory_bytes: int | None = Field(default=None, gt=0)
     unified_memory: bool = False
     memory_type: str
