@@ -94,6 +94,12 @@ def offer_rows(results: Results, gpu_id: str) -> list[dict[str, Any]]:
     return rows
 
 
+def cheapest_per_tier(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cheapest offer of each tier, cheapest first: what a pair page lists (its GPU page lists them all)."""
+    seen: set[str] = set()
+    return [row for row in rows if not (row["tier"] in seen or seen.add(row["tier"]))]
+
+
 def _split(estimate: Estimate) -> list[dict[str, Any]]:
     total = estimate.total_bytes or 1
     parts = (("weights", estimate.weights_bytes), ("kv", estimate.kv_cache_bytes), ("runtime", estimate.runtime_overhead_bytes))
@@ -264,6 +270,8 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view.update(_context_view(results, key.model, key.gpu, lang))
     offers = lang.shared(("offers", gpu.id), lambda: offer_rows(results, gpu.id))
     view["offers"] = offers
+    view["offers_shown"] = lang.shared(("offers_shown", gpu.id), lambda: cheapest_per_tier(offers))
+    view["gpu_path"] = gpu_path(lang.code, gpu.id)
     view["prices_as_of"], view["stale_after_days"] = results.price_reference_date, freshness.STALE_AFTER_DAYS
     view["cost"] = None
     if offers and e.decode_tokens_per_s > 0:
