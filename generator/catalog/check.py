@@ -35,7 +35,7 @@ from .schema import Catalog, CloudProvider, Entry, Gpu, Model
 
 SOURCED_GPU_FIELDS = ("memory_bytes", "memory_gb", "usable_memory_bytes", "memory_type", "bandwidth_gb_per_s",
                       "fp16_tensor_tflops", "fp8_tensor_tflops", "int8_tensor_tops", "tdp_w", "launch_date",
-                      "price_usd", "interconnect")
+                      "price_usd", "street_price_usd", "interconnect")
 SOURCED_MODEL_FIELDS = ("total_params", "active_params", "context_length", "config", "license", "release_date")
 
 PARAMS_TOLERANCE = 0.05
@@ -78,7 +78,10 @@ def _outside(value: float, bounds: tuple[float, float]) -> bool:
 
 def _gpu_problems(gpu: Gpu) -> Found:
     problems = _unsourced(gpu, SOURCED_GPU_FIELDS)
-    problems += _future(_source_dates(gpu) + [("launch_date", gpu.launch_date), ("price_date", gpu.price_date)])
+    problems += _future(_source_dates(gpu) + [("launch_date", gpu.launch_date), ("price_date", gpu.price_date),
+                                              ("street_price_date", gpu.street_price_date)])
+    if (gpu.street_price_usd is None) != (gpu.street_price_date is None):
+        problems.append(("street_price_date", "give street_price_usd and street_price_date together"))
     if gpu.price_usd is not None and gpu.price_date is not None and gpu.launch_date is not None \
             and gpu.price_kind == "msrp" and abs((gpu.price_date - gpu.launch_date).days) > 400:
         problems.append(("price_date", "an MSRP should date from around the launch"))
@@ -89,9 +92,10 @@ def _gpu_problems(gpu: Gpu) -> Found:
     if gpu.memory_gb is not None and _outside(gpu.memory_gb / gib, MARKETED_PER_GIB):
         problems.append(("memory_gb", f"implausible: {gpu.memory_gb / gib:.3g} times the {gib:.3f} GiB of memory_bytes, "
                          f"expected {MARKETED_PER_GIB[0]:g} to {MARKETED_PER_GIB[1]:g}"))
-    if gpu.price_usd is not None and not any(s.url.startswith(("http://", "https://"))
-                                             for s in gpu.sources if "price_usd" in s.fields):
-        problems.append(("price_usd", "a price needs a source with the http(s) URL it was read from"))
+    for field in ("price_usd", "street_price_usd"):
+        if getattr(gpu, field) is not None and not any(s.url.startswith(("http://", "https://"))
+                                                       for s in gpu.sources if field in s.fields):
+            problems.append((field, "a price needs a source with the http(s) URL it was read from"))
     if gpu.unified_memory != (gpu.segment == "unified"):
         problems.append(("unified_memory", "must be true exactly for segment 'unified'"))
     per_gib = gpu.bandwidth_gb_per_s / (gpu.memory_bytes / 2**30)

@@ -81,6 +81,8 @@ class Gpu(Entry):
     price_usd: float | None = Field(default=None, gt=0, le=1_000_000)
     price_kind: Literal["msrp", "street"] | None = None
     price_date: dt.date | None = None
+    street_price_usd: float | None = Field(default=None, gt=0, le=1_000_000)  # a current new or used street price
+    street_price_date: dt.date | None = None
     backends: list[Backend] = Field(min_length=1)
     interconnect: Interconnect | None = None
 

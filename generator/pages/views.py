@@ -281,13 +281,15 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                         "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
                         "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
     view["rent_vs_buy"] = None
-    if gpu.price_usd and gpu.tdp_w:
+    purchase = purchase_price(gpu)
+    if purchase and gpu.tdp_w:
+        price, kind, date = purchase
         rent = offers[0]["usd_per_gpu_hour"] if offers else None
         view["rent_vs_buy"] = {
-            "price_usd": gpu.price_usd, "price_kind": gpu.price_kind, "price_date": gpu.price_date, "usd_per_kwh": cost.DEFAULT_USD_PER_KWH, "hours_per_month": HOURS_PER_MONTH,
+            "price_usd": price, "price_kind": kind, "price_date": date, "usd_per_kwh": cost.DEFAULT_USD_PER_KWH, "hours_per_month": HOURS_PER_MONTH,
             "power_usd_per_month": cost.power_usd_per_hour(gpu.tdp_w) * HOURS_PER_MONTH,
-            "breakeven_months": cost.break_even_months(gpu.price_usd, rent, gpu.tdp_w) if rent else None,
-            "owned": _owned(gpu.price_usd, gpu.tdp_w, e) if e.runs else None}
+            "breakeven_months": cost.break_even_months(price, rent, gpu.tdp_w) if rent else None,
+            "owned": _owned(price, gpu.tdp_w, e) if e.runs else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["commands"] = pair_commands(results, key, pick.quant, e)
     # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
@@ -307,6 +309,15 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["description"] = _pair_description(model, gpu, pick.quant, e, lang)
     view["modified"] = _latest_read(model, gpu)
     return view
+
+
+def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:
+    """(USD, kind, date) rent-or-buy uses: a current street price where one is given, else the catalogued price."""
+    if gpu.street_price_usd is not None:
+        return gpu.street_price_usd, "street", gpu.street_price_date
+    if gpu.price_usd is not None:
+        return gpu.price_usd, gpu.price_kind or "msrp", gpu.price_date
+    return None
 
 
 def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:

@@ -194,3 +194,15 @@ def test_implausible_marketed_memory(catalog: Path) -> None:
     edit(catalog / GPU, "  fields:\n  - memory_bytes\n", "  fields:\n  - memory_bytes\n  - memory_gb\n")
     assert problems(catalog) == ["catalog/gpus/mi300x.yaml: memory_gb: implausible: 1.3 times the 192.000 GiB of "
                                  "memory_bytes, expected 0.95 to 1.1"]
+
+
+def test_street_price_needs_its_date_and_a_url(catalog: Path) -> None:
+    edit(catalog / GPU, "price_date: 2026-05-13\n", "price_date: 2026-05-13\nstreet_price_usd: 12000\n")
+    edit(catalog / GPU, "  fields:\n  - memory_bytes\n", "  fields:\n  - memory_bytes\n  - street_price_usd\n")
+    assert problems(catalog) == ["catalog/gpus/mi300x.yaml: street_price_date: give street_price_usd and "
+                                 "street_price_date together"]
+    edit(catalog / GPU, "street_price_usd: 12000\n", "street_price_usd: 12000\nstreet_price_date: 2026-10-01\n")
+    assert passes(catalog)
+    edit(catalog / GPU, "  fields:\n  - memory_bytes\n  - street_price_usd\n", "  fields:\n  - memory_bytes\n")
+    edit(catalog / GPU, "  fields:\n  - interconnect\n", "  fields:\n  - interconnect\n  - street_price_usd\n")
+    assert passes(catalog)  # the AMD platform page source has a URL too
