@@ -7,7 +7,7 @@ JOBS ?= 0
 STRICT ?= 0
 BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) --jobs $(JOBS)
 
-.PHONY: build test serve i18n check accuracy bench audit browser node clean golden
+.PHONY: build test serve i18n check prices-report accuracy bench audit browser node clean golden
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ build: $(STAMP)
 
 check: $(STAMP)
 	$(PY) -m generator check
+
+# Cloud offers by age, oldest first: which prices to read again.
+prices-report: $(STAMP)
+	$(PY) -m generator prices-report
 
 i18n: $(STAMP)
 	$(VENV)/bin/pybabel extract --mapping-file babel.cfg --output-file locales/messages.pot --no-location --sort-output --project "VRAM Atlas" .

@@ -1,4 +1,4 @@
-"""Command line: ``python -m generator build | check | list | serve | estimate | accuracy | import-hf``."""
+"""Command line: ``python -m generator build | check | prices-report | list | serve | estimate | accuracy | import-hf``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from .errors import UserError
 
-_SUBCOMMANDS = ("build", "check", "listing", "serve", "estimate", "accuracy", "import_hf")
+_SUBCOMMANDS = ("build", "check", "prices_report", "listing", "serve", "estimate", "accuracy", "import_hf")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import multiprocessing
 import os
 import sys
@@ -36,6 +37,7 @@ class BuildOptions:
     strict: bool = False
     quiet: bool = False
     force: bool = False  # ignore the previous build's manifest and render every page
+    prices_as_of: dt.date | None = None  # the date price ages count to (default: the catalogue's newest price date)
 
     @property
     def catalog_dir(self) -> Path:
@@ -198,7 +200,7 @@ def _build(options: BuildOptions) -> BuildReport:
     cache_dir = options.out_dir.parent / ".cache"
     manifest_path = cache_dir / f"{options.out_dir.name}.manifest.json"
     code = code_digest(options.project)
-    inputs = inputs_digest(options.project, code) if options.catalog_dir.is_dir() else ""
+    inputs = digest(inputs_digest(options.project, code), options.prices_as_of) if options.catalog_dir.is_dir() else ""
     manifest = Manifest() if options.force else Manifest.load(manifest_path)
     if inputs and manifest.inputs == inputs and manifest.site_intact(options.out_dir):
         report.pages = sum(1 for page_digest in manifest.pages.values() if page_digest)
@@ -217,7 +219,8 @@ def _build(options: BuildOptions) -> BuildReport:
         raise UserError([Problem("build", "strict", w) for w in report.warnings])
     clock.lap("load")
     progress.stage("estimating")
-    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()))
+    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()),
+                      options.prices_as_of)
     jobs = options.jobs or os.cpu_count() or 1
     renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
     estimate_pages(results, jobs, meanwhile=renderer.load_templates)

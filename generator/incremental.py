@@ -16,7 +16,8 @@ from .estimate.api import Estimate
 
 GENERATOR_DIR = Path(__file__).resolve().parent
 # GPU fields no estimate reads: editing them must not invalidate cached estimates.
-GPU_FIELDS_OUTSIDE_ESTIMATES = {"price_usd", "price_kind", "price_date", "sources", "notes", "aliases", "launch_date"}
+GPU_FIELDS_OUTSIDE_ESTIMATES = {"price_usd", "price_kind", "price_date", "sources", "notes", "aliases", "launch_date",
+                                "memory_gb", "street_price_usd", "street_price_date"}
 
 
 def digest(*parts: Any) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
+from .catalog.freshness import newest_price_date
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
 from .estimate import api, calibration, finetune
 from .estimate import constants as fitted
@@ -76,6 +78,12 @@ class Results:
 
     catalog: Catalog
     store: EstimateStore = field(default_factory=EstimateStore)  # in memory only unless a build passes its own
+    prices_as_of: dt.date | None = None  # the date price ages count to; None: the catalogue's newest price date
+
+    @cached_property
+    def price_reference_date(self) -> dt.date | None:
+        """The date pages count each price's age to: an explicit build input, never the wall clock."""
+        return self.prices_as_of or newest_price_date(self.catalog)
 
     @cached_property
     def model_digests(self) -> dict[str, str]:

@@ -14,13 +14,17 @@ Tolerances (each catches a wrong figure or unit while admitting the ways honest 
   (a model card stating a different native context).
 - GPU: 1 to 150 GB/s of bandwidth per GiB of memory (Apple M3 Ultra 512 GB: 1.6; HBM parts: 20 to 60);
   dense FP16 tensor throughput of 10 to 1000 FLOP per byte of bandwidth; FP8/INT8 rates 1 to 4 times FP16.
-- Cloud: 0.05 to 30 USD per GPU-hour.
+- GPU: ``memory_gb`` (the size as marketed) 0.95 to 1.10 times the GiB count of ``memory_bytes``: a driver-reported
+  total sits a few percent below the marketed size in GiB (L40S: 48 GB marketed, 44.99 GiB reported with ECC on).
+- Cloud: 0.05 to 30 USD per GPU-hour; an instance whose name states its GPUs ("8x H100", "8 GPUs", "n3-A100x1")
+  must hold a whole number of the offer's ``gpu_count``; one offer per instance and tier in a provider's file.
 - No date (read, checked, release, launch, price) after today.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -29,9 +33,9 @@ from ..estimate.architecture import Architecture, ConfigError, parse_hf_config
 from ..estimate.quant import FTYPE_BASE, QUANT_INFO
 from .schema import Catalog, CloudProvider, Entry, Gpu, Model
 
-SOURCED_GPU_FIELDS = ("memory_bytes", "usable_memory_bytes", "memory_type", "bandwidth_gb_per_s",
+SOURCED_GPU_FIELDS = ("memory_bytes", "memory_gb", "usable_memory_bytes", "memory_type", "bandwidth_gb_per_s",
                       "fp16_tensor_tflops", "fp8_tensor_tflops", "int8_tensor_tops", "tdp_w", "launch_date",
-                      "price_usd", "interconnect")
+                      "price_usd", "street_price_usd", "interconnect")
 SOURCED_MODEL_FIELDS = ("total_params", "active_params", "context_length", "config", "license", "release_date")
 
 PARAMS_TOLERANCE = 0.05
@@ -40,6 +44,9 @@ BANDWIDTH_PER_GIB = (1.0, 150.0)
 FLOP_PER_BYTE = (10.0, 1000.0)
 LOW_PRECISION_SPEEDUP = (1.0, 4.0)
 USD_PER_GPU_HOUR = (0.05, 30.0)
+MARKETED_PER_GIB = (0.95, 1.10)
+# GPUs an instance name states: "8x H100", "8 x L40S", ", 8 GPUs", "1 GPU", "n3-H100x1" (a trailing xN)
+INSTANCE_GPUS = re.compile(r"(?<![\w.])(\d+)\s*[x×]\s|\b(\d+)\s+GPUs?\b|[A-Za-z0-9]x(\d+)\b")
 KNOWN_QUANTS = frozenset(QUANT_INFO) | frozenset(FTYPE_BASE) | {"F32"}
 
 Found = list[tuple[str, str]]  # (field, message) problems of one entry
@@ -71,10 +78,24 @@ def _outside(value: float, bounds: tuple[float, float]) -> bool:
 
 def _gpu_problems(gpu: Gpu) -> Found:
     problems = _unsourced(gpu, SOURCED_GPU_FIELDS)
-    problems += _future(_source_dates(gpu) + [("launch_date", gpu.launch_date), ("price_date", gpu.price_date)])
+    problems += _future(_source_dates(gpu) + [("launch_date", gpu.launch_date), ("price_date", gpu.price_date),
+                                              ("street_price_date", gpu.street_price_date)])
+    if (gpu.street_price_usd is None) != (gpu.street_price_date is None):
+        problems.append(("street_price_date", "give street_price_usd and street_price_date together"))
     if gpu.price_usd is not None and gpu.price_date is not None and gpu.launch_date is not None \
             and gpu.price_kind == "msrp" and abs((gpu.price_date - gpu.launch_date).days) > 400:
         problems.append(("price_date", "an MSRP should date from around the launch"))
+    gib = gpu.memory_bytes / 2**30
+    if gpu.memory_gb is None and gib != round(gib):
+        problems.append(("memory_gb", f"required: memory_bytes is {gib:.3f} GiB, not a whole number (a driver-reported "
+                         "total); give the size as the vendor states it"))
+    if gpu.memory_gb is not None and _outside(gpu.memory_gb / gib, MARKETED_PER_GIB):
+        problems.append(("memory_gb", f"implausible: {gpu.memory_gb / gib:.3g} times the {gib:.3f} GiB of memory_bytes, "
+                         f"expected {MARKETED_PER_GIB[0]:g} to {MARKETED_PER_GIB[1]:g}"))
+    for field in ("price_usd", "street_price_usd"):
+        if getattr(gpu, field) is not None and not any(s.url.startswith(("http://", "https://"))
+                                                       for s in gpu.sources if field in s.fields):
+            problems.append((field, "a price needs a source with the http(s) URL it was read from"))
     if gpu.unified_memory != (gpu.segment == "unified"):
         problems.append(("unified_memory", "must be true exactly for segment 'unified'"))
     per_gib = gpu.bandwidth_gb_per_s / (gpu.memory_bytes / 2**30)
@@ -166,9 +187,26 @@ def model_problems(model: Model) -> Found:
     return problems
 
 
+def instance_gpus(instance: str) -> int | None:
+    """The number of GPUs an instance's name states, if it states one."""
+    found = INSTANCE_GPUS.search(instance)
+    return int(next(g for g in found.groups() if g)) if found else None
+
+
 def _offer_problems(provider: CloudProvider, gpus: dict[str, Gpu]) -> Found:
     problems: Found = []
+    first: dict[tuple[str, str], int] = {}
     for i, offer in enumerate(provider.offers):
+        if not offer.url.startswith(("http://", "https://")):
+            problems.append((f"offers.{i}.url", "a price needs the http(s) URL it was read from"))
+        stated = instance_gpus(offer.instance)
+        if stated is not None and stated % offer.gpu_count:
+            problems.append((f"offers.{i}.gpu_count", f"{offer.gpu_count} does not divide the {stated} GPUs the "
+                             f"instance name states"))
+        key = (offer.instance.casefold(), offer.tier)
+        if key in first:
+            problems.append((f"offers.{i}", f"duplicate offer: same instance and tier as offers.{first[key]}"))
+        first.setdefault(key, i)
         if offer.gpu not in gpus:
             problems.append((f"offers.{i}.gpu", f"unknown GPU id {offer.gpu!r}"))
         per_gpu = offer.price_usd_per_hour / offer.gpu_count

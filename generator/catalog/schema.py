@@ -68,6 +68,7 @@ class Gpu(Entry):
     segment: Segment
     aliases: list[str] = []
     memory_bytes: int = Field(gt=0, le=2**40)
+    memory_gb: float | None = Field(default=None, gt=0, le=2_000)  # the size as the vendor states it (decimal GB)
     usable_memory_bytes: int | None = Field(default=None, gt=0)
     unified_memory: bool = False
     memory_type: str
@@ -80,6 +81,8 @@ class Gpu(Entry):
     price_usd: float | None = Field(default=None, gt=0, le=1_000_000)
     price_kind: Literal["msrp", "street"] | None = None
     price_date: dt.date | None = None
+    street_price_usd: float | None = Field(default=None, gt=0, le=1_000_000)  # a current new or used street price
+    street_price_date: dt.date | None = None
     backends: list[Backend] = Field(min_length=1)
     interconnect: Interconnect | None = None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from pathlib import Path
 
@@ -18,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--strict", action="store_true", help="fail on any warning")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     parser.add_argument("--force", action="store_true", help="render every page, ignoring the previous build")
+    parser.add_argument("--prices-as-of", type=dt.date.fromisoformat, default=None, metavar="YYYY-MM-DD",
+                        help="date cloud price ages count to (default: the newest price date in the catalogue)")
     parser.set_defaults(func=run)
 
 
@@ -27,7 +30,8 @@ def run(args: argparse.Namespace) -> int:
 
     base_url = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
     report = build(BuildOptions(project=args.project, out_dir=args.out, base_url=base_url, jobs=args.jobs,
-                                strict=args.strict, quiet=args.quiet, force=args.force))
+                                strict=args.strict, quiet=args.quiet, force=args.force,
+                                prices_as_of=args.prices_as_of))
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(report.summary())

@@ -1,11 +1,13 @@
-"""``check``: validate the catalogue without building."""
+"""``check``: validate the catalogue without building, and report how old its cloud prices are."""
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from pathlib import Path
 
 from ..catalog.check import check_catalog
+from ..catalog.freshness import STALE_AFTER_DAYS, price_ages
 from ..catalog.load import load_catalog
 
 
@@ -13,12 +15,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``check`` subcommand."""
     parser = subparsers.add_parser("check", help="validate every catalogue file", description=__doc__)
     parser.add_argument("--catalog", type=Path, default=Path("catalog"), help="catalogue folder (default: catalog)")
+    parser.add_argument("--as-of", type=dt.date.fromisoformat, default=None, metavar="YYYY-MM-DD",
+                        help="reference date for price ages (default: today)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load and check the catalogue; problems are raised as one line each."""
+    """Load and check the catalogue; problems are raised as one line each. Prices past their age only warn (on
+    stdout, exit 0): the same catalogue must not pass today and fail next month."""
     catalog = check_catalog(load_catalog(args.catalog), args.catalog)
     print(f"catalogue ok: {len(catalog.models)} models, {len(catalog.gpus)} GPUs, "
           f"{len(catalog.offers())} cloud offers from {len(catalog.clouds)} providers")
+    ages = price_ages(catalog, args.as_of or dt.date.today())
+    if ages:
+        oldest = ages[0]
+        print(f"oldest price: {oldest.offer.checked} ({oldest.days} days), {args.catalog.name}/{oldest.where}")
+    stale = [a for a in ages if a.stale]
+    if stale:
+        print(f"warning: {len(stale)} of {len(ages)} cloud prices are older than {STALE_AFTER_DAYS} days; "
+              "`make prices-report` lists them")
     return 0

@@ -19,7 +19,8 @@ class PageDependencies:
 
     @cached_property
     def _offers(self) -> dict[str, str]:
-        return {g: digest([(p.id, o.model_dump_json()) for p, o in offers])
+        as_of = self.results.price_reference_date  # each price's age shows beside it
+        return {g: digest(as_of, [(p.id, o.model_dump_json()) for p, o in offers])
                 for g, offers in self.results.offers_by_gpu.items()}
 
     @cached_property

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
 from urllib.parse import urlparse
 
+from ..catalog import freshness
 from ..catalog.schema import Gpu, Model
 from ..estimate import cost
 from ..estimate.api import Estimate
@@ -72,15 +73,31 @@ def cheapest_offer(results: Results, gpu_id: str) -> dict[str, Any] | None:
     return offers[0] if offers else None
 
 
+def marketed_memory_bytes(gpu: Gpu) -> int:
+    """The GPU's memory as vendors and clouds state it, in decimal bytes (24 GB for an RTX 4090, whose driver
+    reports 23.99 GiB): ``memory_gb`` where given, else ``memory_bytes`` is the marketed size read as GiB."""
+    return round((gpu.memory_gb if gpu.memory_gb is not None else gpu.memory_bytes / 2**30) * 1e9)
+
+
 def offer_rows(results: Results, gpu_id: str) -> list[dict[str, Any]]:
-    """Cloud offers for a GPU, cheapest per GPU first."""
+    """Cloud offers for a GPU, cheapest per GPU first, each with its age on the build's price reference date."""
     gpu = results.catalog.gpus[gpu_id]
-    return [{"provider": p.name, "instance": o.instance, "vram_bytes": gpu.memory_bytes * o.gpu_count,
-             "gpu_count": o.gpu_count, "usd_per_hour": o.price_usd_per_hour,
-             "usd_per_gpu_hour": o.price_usd_per_hour / o.gpu_count,
-             "usd_per_month": o.price_usd_per_hour * HOURS_PER_MONTH, "billing": o.billing, "tier": o.tier,
-             "checked": o.checked, "url": o.url}
-            for p, o in results.offers_by_gpu[gpu_id]]
+    as_of = results.price_reference_date
+    rows = []
+    for p, o in results.offers_by_gpu[gpu_id]:
+        age = freshness.age_days(o.checked, as_of) if as_of else 0
+        rows.append({"provider": p.name, "instance": o.instance, "vram_bytes": marketed_memory_bytes(gpu) * o.gpu_count,
+                     "gpu_count": o.gpu_count, "usd_per_hour": o.price_usd_per_hour,
+                     "usd_per_gpu_hour": o.price_usd_per_hour / o.gpu_count,
+                     "usd_per_month": o.price_usd_per_hour * HOURS_PER_MONTH, "billing": o.billing, "tier": o.tier,
+                     "checked": o.checked, "age_days": age, "stale": freshness.is_stale(age), "url": o.url})
+    return rows
+
+
+def cheapest_per_tier(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cheapest offer of each tier, cheapest first: what a pair page lists (its GPU page lists them all)."""
+    seen: set[str] = set()
+    return [row for row in rows if not (row["tier"] in seen or seen.add(row["tier"]))]
 
 
 def _split(estimate: Estimate) -> list[dict[str, Any]]:
@@ -253,6 +270,9 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view.update(_context_view(results, key.model, key.gpu, lang))
     offers = lang.shared(("offers", gpu.id), lambda: offer_rows(results, gpu.id))
     view["offers"] = offers
+    view["offers_shown"] = lang.shared(("offers_shown", gpu.id), lambda: cheapest_per_tier(offers))
+    view["gpu_path"] = gpu_path(lang.code, gpu.id)
+    view["prices_as_of"], view["stale_after_days"] = results.price_reference_date, freshness.STALE_AFTER_DAYS
     view["cost"] = None
     if offers and e.decode_tokens_per_s > 0:
         cheapest = offers[0]
@@ -261,13 +281,15 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                         "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
                         "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
     view["rent_vs_buy"] = None
-    if gpu.price_usd and gpu.tdp_w:
+    purchase = purchase_price(gpu)
+    if purchase and gpu.tdp_w:
+        price, kind, date = purchase
         rent = offers[0]["usd_per_gpu_hour"] if offers else None
         view["rent_vs_buy"] = {
-            "price_usd": gpu.price_usd, "usd_per_kwh": cost.DEFAULT_USD_PER_KWH, "hours_per_month": HOURS_PER_MONTH,
+            "price_usd": price, "price_kind": kind, "price_date": date, "usd_per_kwh": cost.DEFAULT_USD_PER_KWH, "hours_per_month": HOURS_PER_MONTH,
             "power_usd_per_month": cost.power_usd_per_hour(gpu.tdp_w) * HOURS_PER_MONTH,
-            "breakeven_months": cost.break_even_months(gpu.price_usd, rent, gpu.tdp_w) if rent else None,
-            "owned": _owned(gpu.price_usd, gpu.tdp_w, e) if e.runs else None}
+            "breakeven_months": cost.break_even_months(price, rent, gpu.tdp_w) if rent else None,
+            "owned": _owned(price, gpu.tdp_w, e) if e.runs else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["commands"] = pair_commands(results, key, pick.quant, e)
     # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
@@ -287,6 +309,15 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["description"] = _pair_description(model, gpu, pick.quant, e, lang)
     view["modified"] = _latest_read(model, gpu)
     return view
+
+
+def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:
+    """(USD, kind, date) rent-or-buy uses: a current street price where one is given, else the catalogued price."""
+    if gpu.street_price_usd is not None:
+        return gpu.street_price_usd, "street", gpu.street_price_date
+    if gpu.price_usd is not None:
+        return gpu.price_usd, gpu.price_kind or "msrp", gpu.price_date
+    return None
 
 
 def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
@@ -396,7 +427,8 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     fitting = sum(1 for r in rows if r["estimate"].verdict in ("fits", "tight"))
     return {
         "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting, "about_gpu": about_gpu(gpu),
-        "offers": offer_rows(results, key.gpu), "sources": _source_rows([(gpu.name, gpu)], _),
+        "offers": offer_rows(results, key.gpu), "prices_as_of": results.price_reference_date,
+        "stale_after_days": freshness.STALE_AFTER_DAYS, "sources": _source_rows([(gpu.name, gpu)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(gpu.name, gpu_path(lang.code, gpu.id))],
         "title": _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
         "description": _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K context.") % {

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalog_cli import CONFIGS, cli, edit
-from generator.catalog.check import known_quant
+from generator.catalog.check import instance_gpus, known_quant
 
 MODEL = "models/llama-3.1-8b.yaml"
 GPU = "gpus/mi300x.yaml"
@@ -70,6 +70,23 @@ def passes(catalog: Path) -> bool:
                  f"{LLAMA}: release_date: 2099-07-23 is in the future", id="future-release"),
     pytest.param(GPU, "price_date: 2026-05-13", "price_date: 2099-05-13",
                  "catalog/gpus/mi300x.yaml: price_date: 2099-05-13 is in the future", id="future-gpu-price"),
+    pytest.param(CLOUD, "    url: https://docs.digitalocean.com/products/droplets/details/pricing/\n",
+                 "    url: DigitalOcean pricing page\n",
+                 "catalog/clouds/digitalocean.yaml: offers.0.url: a price needs the http(s) URL it was read from",
+                 id="price-without-url"),
+    # the name states 8 GPUs; an offer of 3 of them is not a whole share of the instance
+    pytest.param(CLOUD, '"GPU Droplet, 1x AMD MI300X (192 GB)"\n    gpu: mi300x\n    gpu_count: 1',
+                 '"GPU Droplet, 8x AMD MI300X"\n    gpu: mi300x\n    gpu_count: 3',
+                 "catalog/clouds/digitalocean.yaml: offers.0.gpu_count: 3 does not divide the 8 GPUs the instance "
+                 "name states", id="gpu-count-not-dividing"),
+    # 191.5 GiB, a driver-reported total: the marketed size must be given
+    pytest.param(GPU, "memory_bytes: 206158430208\n", "memory_bytes: 205621559296\n",
+                 "catalog/gpus/mi300x.yaml: memory_gb: required: memory_bytes is 191.500 GiB, not a whole number "
+                 "(a driver-reported total); give the size as the vendor states it", id="marketed-memory-missing"),
+    pytest.param(GPU, "- url: https://github.com/huggingface/huggingface.js/blob/fe42e68017ffc76d09922ea8f9b38a6964345710/packages/tasks/src/hardware-amd.ts\n",
+                 "- url: huggingface.js hardware table\n",
+                 "catalog/gpus/mi300x.yaml: price_usd: a price needs a source with the http(s) URL it was read from",
+                 id="purchase-price-without-url"),
     pytest.param(GPU, "unified_memory: false", "unified_memory: true",
                  "catalog/gpus/mi300x.yaml: unified_memory: must be true exactly for segment 'unified'",
                  id="unified-memory"),
@@ -146,3 +163,46 @@ def test_known_quants(name: str) -> None:
 @pytest.mark.parametrize("name", ["q4_k_m", "Q4_K", "Q4_K_Q", "Q9_K_XL", "UD-", "UD-Q4_K_Z", "XL", "_XL", "GPTQ"])
 def test_unknown_quants(name: str) -> None:
     assert not known_quant(name)
+
+
+def test_duplicate_offer(catalog: Path) -> None:
+    """The same instance and tier twice in one provider's file; another tier of it is a separate offer."""
+    text = (catalog / CLOUD).read_text(encoding="utf-8")
+    offer = text[text.index("  - instance:"):]
+    (catalog / CLOUD).write_text(text + offer + offer.replace("tier: on-demand", "tier: spot"), encoding="utf-8")
+    assert problems(catalog) == [
+        "catalog/clouds/digitalocean.yaml: offers.1: duplicate offer: same instance and tier as offers.0"]
+
+
+def test_price_without_date(catalog: Path) -> None:
+    edit(catalog / CLOUD, "    checked: 2026-05-28\n", "")
+    assert problems(catalog) == ["catalog/clouds/digitalocean.yaml: offers.0.checked: is required"]
+
+
+@pytest.mark.parametrize(("instance", "stated"), [
+    ("p5.48xlarge (8x NVIDIA H100 SXM 80 GB)", 8), ("NVIDIA HGX B200, 8 GPUs", 8), ("NVIDIA GH200, 1 GPU (96 GB)", 1),
+    ("n3-H100x1 (NVIDIA H100 PCIe 80 GB)", 1), ("vcg-l40s-64c-750g-192vram (4x L40S)", 4),
+    ("1H100.80S.32V (1x H100 SXM5 80 GB)", 1), ("g2-gpu-rtx4000a2-s (2 x RTX 4000 Ada, 8 vCPU, 32 GB)", 2),
+    ("Secure Cloud H100 SXM", None), ("NVIDIA L40S with Intel CPU", None)])
+def test_instance_gpus(instance: str, stated: int | None) -> None:
+    assert instance_gpus(instance) == stated
+
+
+def test_implausible_marketed_memory(catalog: Path) -> None:
+    # 192 GiB marketed as 250 GB: 1.3 times the GiB count, above 1.10
+    edit(catalog / GPU, "memory_bytes: 206158430208\n", "memory_bytes: 206158430208\nmemory_gb: 250\n")
+    edit(catalog / GPU, "  fields:\n  - memory_bytes\n", "  fields:\n  - memory_bytes\n  - memory_gb\n")
+    assert problems(catalog) == ["catalog/gpus/mi300x.yaml: memory_gb: implausible: 1.3 times the 192.000 GiB of "
+                                 "memory_bytes, expected 0.95 to 1.1"]
+
+
+def test_street_price_needs_its_date_and_a_url(catalog: Path) -> None:
+    edit(catalog / GPU, "price_date: 2026-05-13\n", "price_date: 2026-05-13\nstreet_price_usd: 12000\n")
+    edit(catalog / GPU, "  fields:\n  - memory_bytes\n", "  fields:\n  - memory_bytes\n  - street_price_usd\n")
+    assert problems(catalog) == ["catalog/gpus/mi300x.yaml: street_price_date: give street_price_usd and "
+                                 "street_price_date together"]
+    edit(catalog / GPU, "street_price_usd: 12000\n", "street_price_usd: 12000\nstreet_price_date: 2026-10-01\n")
+    assert passes(catalog)
+    edit(catalog / GPU, "  fields:\n  - memory_bytes\n  - street_price_usd\n", "  fields:\n  - memory_bytes\n")
+    edit(catalog / GPU, "  fields:\n  - interconnect\n", "  fields:\n  - interconnect\n  - street_price_usd\n")
+    assert passes(catalog)  # the AMD platform page source has a URL too

@@ -23,9 +23,19 @@ def problems(catalog: Path) -> list[str]:
 
 
 def test_fixture_catalogue_passes(catalog: Path) -> None:
-    done = cli("check", "--catalog", catalog)
+    done = cli("check", "--catalog", catalog, "--as-of", "2026-09-25")
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == "catalogue ok: 1 models, 1 GPUs, 1 cloud offers from 1 providers\n"
+    assert done.stdout == ("catalogue ok: 1 models, 1 GPUs, 1 cloud offers from 1 providers\n"
+                           "oldest price: 2026-05-28 (120 days), catalog/clouds/digitalocean.yaml offers.0\n")
+
+
+def test_check_warns_of_prices_past_120_days(catalog: Path) -> None:
+    """2026-05-28 + 121 days: the price is past its age; check warns on stdout and still passes."""
+    done = cli("check", "--catalog", catalog, "--as-of", "2026-09-26")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[1:] == [
+        "oldest price: 2026-05-28 (121 days), catalog/clouds/digitalocean.yaml offers.0",
+        "warning: 1 of 1 cloud prices are older than 120 days; `make prices-report` lists them"]
 
 
 @pytest.mark.parametrize(("file", "old", "new", "expected"), [
@@ -88,3 +98,20 @@ def test_every_problem_of_every_file_is_listed(catalog: Path) -> None:
 
 def test_missing_catalogue_folder(tmp_path: Path) -> None:
     assert problems(tmp_path / "nowhere") == [f"{tmp_path / 'nowhere'}: catalogue folder not found"]
+
+
+def test_prices_report_lists_offers_oldest_first(catalog: Path) -> None:
+    """Two offers 2026-05-28 and 2026-09-01; on 2026-09-26 the first is 121 days old (stale), the second 25."""
+    with (catalog / "clouds/digitalocean.yaml").open("a", encoding="utf-8") as cloud:
+        cloud.write("  - {instance: 'GPU Droplet, 8x AMD MI300X', gpu: mi300x, gpu_count: 8, price_usd_per_hour: 15.92,\n"
+                    "     billing: hourly, tier: on-demand, checked: 2026-09-01,\n"
+                    "     url: 'https://docs.digitalocean.com/products/droplets/details/pricing/'}\n")
+    done = cli("prices-report", "--catalog", catalog, "--as-of", "2026-09-26")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "2 cloud offers as of 2026-09-26, oldest first; older than 120 days marked '!'"
+    assert lines[1].split()[:5] == ["!", "121", "d", "2026-05-28", "catalog/clouds/digitalocean.yaml"]
+    assert lines[2].split()[:5] == ["25", "d", "2026-09-01", "catalog/clouds/digitalocean.yaml", "offers.1"]
+    assert "15.92 USD/h" in lines[2]
+    stale = cli("prices-report", "--catalog", catalog, "--as-of", "2026-09-26", "--stale").stdout.splitlines()
+    assert len(stale) == 2 and "offers.0" in stale[1]

@@ -67,6 +67,27 @@ def test_editing_one_gpu_price_rerenders_only_pages_that_show_it(tmp_path: Path)
     assert tree_digest(site) == incremental, "the incremental build left a page stale"
 
 
+def test_price_reference_date_is_a_build_input(tmp_path: Path):
+    """Ages count to --prices-as-of: a later date re-renders exactly the pages that show cloud prices, marks the
+    2026-05-28 prices stale after 120 days, and the incremental result equals a forced build."""
+    project = make_project(tmp_path)
+    site = tmp_path / "site"
+    assert build_project(project, site).returncode == 0
+    before = tree_digest(site)
+    result = build_project(project, site, "--prices-as-of", "2026-09-26")  # 121 days after 2026-05-28
+    assert result.returncode == 0, result.stderr
+    changed = {path for path, h in tree_digest(site).items() if before.get(path) != h}
+    shows_prices = {path for path in before if path.endswith(".html") and "mi300x" in path.split("/")}
+    assert changed == shows_prices
+    page = (site / "en" / "gpus" / "mi300x" / "index.html").read_text()
+    assert "121 days old</small> <strong class=\"stale\">possibly stale</strong>" in page
+    assert "Ages count to Sep 26, 2026" in page
+    incremental = tree_digest(site)
+    assert build_project(project, site, "--force", "--prices-as-of", "2026-09-26").returncode == 0
+    assert tree_digest(site) == incremental, "the incremental build left a page stale"
+    assert build_project(project, site, "--prices-as-of", "2026-09-26").stdout.startswith("28 pages: 0 files written")
+
+
 def _break(project: Path, kind: str) -> str:
     """Plant one mistake; return the line the build must print."""
     gpu_file = sorted((project / "catalog" / "gpus").glob("*.yaml"))[0]

@@ -37,4 +37,18 @@ def test_german_pair_page_translates_codes(fixture_site: Path):
     text = _text(fixture_site / "de" / "models" / "gpt-oss-20b" / "mi300x" / "index.html")
     for english in ("hourly", "on-demand", "computed per tensor", "kv_type", "memory_bytes", "Fits with margin"):
         assert english not in text, english
-    assert "stündlich · auf Abruf" in text and "Datentyp des KV-Cache" in text
+    assert "stündlich auf Abruf" in text and "Datentyp des KV-Cache" in text
+
+
+def test_offer_tables_show_marketed_vram_tier_and_price_age(fixture_site: Path):
+    """The fixture's offers are checked 2026-05-28, its newest price date and so the default reference date."""
+    text = _text(fixture_site / "en" / "models" / "gpt-oss-20b" / "mi300x" / "index.html")
+    # 192 GiB per MI300X, as the provider states it: 192 GB (not 206 GB)
+    assert "192 GB $1.99" in text and "hourly on demand May 28, 2026 0 days old" in text
+    assert "possibly stale" not in text
+    assert "Ages count to May 28, 2026; a price older than 120 days may have changed." in text
+    # both offers are on demand: the pair page lists the cheapest and links to the GPU page for the other
+    assert "$15.92" not in text and "all 2 cloud offers for this GPU" in text
+    gpu = _text(fixture_site / "de" / "gpus" / "mi300x" / "index.html")
+    assert "192 GB 1,99 $ auf Abruf 28.05.2026 0 Tage alt" in gpu
+    assert "1.536 GB 15,92 $ auf Abruf" in gpu  # eight GPUs: 1536 GB, not 1649
