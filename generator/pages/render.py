@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any, MutableMapping
@@ -15,16 +14,12 @@ from markupsafe import Markup
 from babel.support import Translations
 
 from ..incremental import digest
+from ..links import href
 from . import codegen
 from .codegen import DirectCalls, FastCodeGenerator, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translations
 from .labels import translated_labels
 from .views import Lang
-
-# ``{{ _("text") }}`` with a plain string literal and no values: translated once, when the template compiles.
-LITERAL_MESSAGE = re.compile(r"""\{\{-?\s*_\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
-JINJA_SYNTAX = re.compile(r"\{[{%#]")
-
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
     return {
@@ -38,14 +33,22 @@ def _filters(fmt: Formatter) -> dict[str, Any]:
         "tokens": fmt.tokens,
         "date": fmt.date,
         "params": fmt.params,
+        "href": href,
     }
 
 
+def translation_markup(text: str) -> Markup:
+    """A translated message as markup: translations are text, so ``&``, ``<``, ``>`` and ``"`` are escaped (``'``
+    needs no escape: every template attribute is double-quoted)."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;"))
+
+
 class FastGettext(Messages):
-    """``_("…", name=value)`` for templates: translated text is trusted markup, substituted values are escaped.
+    """``_("…", name=value)`` for templates: translated text is escaped once, substituted values are escaped.
 
     Jinja's i18n extension resolves ``gettext`` through the context and wraps every call; with ~200 messages per
-    page that was a third of the render time. Messages are translated once and kept as Markup.
+    page that was a third of the render time. Messages are translated once and kept as Markup. Literal-only calls
+    are compiled in as constant strings by ``FastCodeGenerator``: a translation never becomes template source.
     """
 
     def __init__(self, catalogue: Translations):
@@ -56,7 +59,7 @@ class FastGettext(Messages):
         """The message in this language, as markup."""
         translated = self._cache.get(message)
         if translated is None:
-            translated = self._cache[message] = Markup(self._gettext(message))
+            translated = self._cache[message] = translation_markup(self._gettext(message))
         return translated
 
     @jinja2.pass_context  # how stock Jinja would call it: the same signature either way
@@ -67,19 +70,6 @@ class FastGettext(Messages):
         # Markup's own % escapes through a Python helper per value; the messages only use %(name)s. The result is
         # built as Markup without Markup's Python constructor (the text is already safe).
         return str.__new__(Markup, str.__mod__(translated, {name: escape_output(value) for name, value in values.items()}))
-
-
-class StaticMessages(jinja2.ext.Extension):
-    """Replaces literal-only ``_()`` calls by their translation in the template source (a third fewer calls per page)."""
-
-    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
-        gettext = self.environment.globals["_"]
-
-        def translated(match: re.Match[str]) -> str:
-            text = str(gettext.translate(match.group(1) if match.group(1) is not None else match.group(2)))
-            return f"{{% raw %}}{text}{{% endraw %}}" if JINJA_SYNTAX.search(text) else text
-
-        return LITERAL_MESSAGE.sub(translated, source)
 
 
 class PageEnvironment(jinja2.Environment):
@@ -145,7 +135,6 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
         cache_dir.mkdir(parents=True, exist_ok=True)
     env = PageEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
-        extensions=[StaticMessages],
         autoescape=jinja2.select_autoescape(("html", "xml", "svg"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
