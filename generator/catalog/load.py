@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ..cachefile import CorruptCache, discard, load_pickle
 from ..errors import Problem, UserError
 from .schema import Catalog, CloudProvider, Gpu, Model
 
@@ -132,10 +133,9 @@ class ParsedFiles:
         self._now: dict[bytes, Any] = {}
         if path is not None:
             try:
-                with path.open("rb") as handle:
-                    self._earlier = pickle.load(handle)
-            except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
-                self._earlier = {}
+                self._earlier = load_pickle(path, _valid_parses) or {}
+            except CorruptCache as error:
+                discard(path, str(error))
 
     def read(self, path: Path, shown: str) -> Any:
         """What :func:`read_yaml` gives for this file, from the earlier parse of the same bytes when there is one."""
@@ -154,6 +154,11 @@ class ParsedFiles:
         with tmp.open("wb") as handle:
             pickle.dump(self._now, handle, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(self.path)
+
+
+def _valid_parses(data: Any) -> bool:
+    """Whether ``data`` has the shape :meth:`ParsedFiles.save` writes: parses keyed by SHA-256 digests."""
+    return type(data) is dict and all(type(key) is bytes and len(key) == 32 for key in data)
 
 
 def _load_kind(folder: Path, root: Path, model: type[T], key: Callable[[T], str], problems: list[Problem],

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
 import sys
+import types
 from pathlib import Path
 from typing import Any, MutableMapping
 
@@ -13,6 +17,7 @@ from markupsafe import Markup
 
 from babel.support import Translations
 
+from ..cachefile import discard
 from ..incremental import digest
 from ..links import href
 from . import codegen
@@ -70,6 +75,50 @@ class FastGettext(Messages):
         # Markup's own % escapes through a Python helper per value; the messages only use %(name)s. The result is
         # built as Markup without Markup's Python constructor (the text is already safe).
         return str.__new__(Markup, str.__mod__(translated, {name: escape_output(value) for name, value in values.items()}))
+
+
+class CheckedBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache of compiled templates without its pickled header: each file is a magic line, the
+    template source's checksum, a SHA-256 digest of the marshalled code, then the code. A file that is unreadable,
+    damaged or holds anything but a code object is discarded with a notice and the template compiles again."""
+
+    MAGIC = b"vram-atlas-jinja-1\n"
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        path = Path(self._get_cache_filename(bucket))
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            discard(path, f"cannot read: {error.strerror}")
+            return
+        header, _, code = raw[len(self.MAGIC):].partition(b"\n")
+        checksum, _, code_digest = header.partition(b" ")
+        if not raw.startswith(self.MAGIC) or code_digest != hashlib.sha256(code).hexdigest().encode():
+            discard(path, "damaged")
+            return
+        if checksum != bucket.checksum.encode():
+            return  # the template changed since: compiled again and saved over it
+        try:
+            loaded = marshal.loads(code)
+        except (EOFError, ValueError, TypeError):
+            loaded = None
+        if not isinstance(loaded, types.CodeType):
+            discard(path, "not compiled code")
+            return
+        bucket.code = loaded
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        path = Path(self._get_cache_filename(bucket))
+        code = marshal.dumps(bucket.code)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # workers may save the same template at once
+        try:
+            tmp.write_bytes(b"%s%s %s\n%s" % (self.MAGIC, bucket.checksum.encode(),
+                                              hashlib.sha256(code).hexdigest().encode(), code))
+            tmp.replace(path)
+        except OSError:  # the cache only saves time
+            tmp.unlink(missing_ok=True)
 
 
 class PageEnvironment(jinja2.Environment):
@@ -140,7 +189,7 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,
-        bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache_dir)) if cache_dir else None,
+        bytecode_cache=CheckedBytecodeCache(str(cache_dir)) if cache_dir else None,
     )
     env.globals["_"] = FastGettext(catalogue)
     env.globals["L"] = translated_labels(catalogue.gettext)
