@@ -16,9 +16,15 @@ class CorruptCache(Exception):
     """A cache file that cannot be used: its reason is the notice's text."""
 
 
+_NOTICED: set[str] = set()
+
+
 def notice(message: str) -> None:
-    """One line on stderr about something the build repaired by itself (never a failure, never a warning)."""
-    print(f"notice: {message}", file=sys.stderr, flush=True)
+    """One line on stderr about something the build repaired by itself (never a failure, never a warning);
+    the same line is given once per process."""
+    if message not in _NOTICED:
+        _NOTICED.add(message)
+        print(f"notice: {message}", file=sys.stderr, flush=True)
 
 
 class _RecordUnpickler(pickle.Unpickler):
@@ -53,9 +59,10 @@ def load_pickle(path: Path, valid: Callable[[Any], bool]) -> Any:
     return data
 
 
-def discard(path: Path, reason: str) -> None:
-    """Remove a corrupt cache file (best effort) and say so in one line."""
-    notice(f"{path}: corrupt cache file discarded: {reason}")
+def discard(path: Path, reason: str, shown: Path | None = None) -> None:
+    """Remove a corrupt cache file (best effort) and say so in one line, naming ``shown`` (a folder of many such
+    files, named once) or the file."""
+    notice(f"{shown or path}: corrupt cache {'files' if shown else 'file'} discarded: {reason}")
     try:
         path.unlink()
     except OSError:

@@ -91,12 +91,12 @@ class CheckedBytecodeCache(jinja2.FileSystemBytecodeCache):
         except FileNotFoundError:
             return
         except OSError as error:
-            discard(path, f"cannot read: {error.strerror}")
+            discard(path, f"cannot read: {error.strerror}", path.parent.parent)  # one line for the whole cache
             return
         header, _, code = raw[len(self.MAGIC):].partition(b"\n")
         checksum, _, code_digest = header.partition(b" ")
         if not raw.startswith(self.MAGIC) or code_digest != hashlib.sha256(code).hexdigest().encode():
-            discard(path, "damaged")
+            discard(path, "damaged", path.parent.parent)  # one line for the whole cache
             return
         if checksum != bucket.checksum.encode():
             return  # the template changed since: compiled again and saved over it
@@ -105,7 +105,7 @@ class CheckedBytecodeCache(jinja2.FileSystemBytecodeCache):
         except (EOFError, ValueError, TypeError):
             loaded = None
         if not isinstance(loaded, types.CodeType):
-            discard(path, "not compiled code")
+            discard(path, "not compiled code", path.parent.parent)  # one line for the whole cache
             return
         bucket.code = loaded
 
