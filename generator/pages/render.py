@@ -18,7 +18,7 @@ from markupsafe import Markup
 from babel.support import Translations
 
 from ..cachefile import discard
-from ..incremental import digest
+from ..incremental import digest, library_versions
 from ..links import href
 from . import codegen
 from .codegen import DirectCalls, FastCodeGenerator, Messages, escape_output
@@ -179,7 +179,8 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
                      cache_dir: Path | None = None) -> jinja2.Environment:
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
     if cache_dir:  # compiled code embeds the translations and our code generator: one cache per version of each
-        compiler = digest(*(Path(module.__file__).read_bytes() for module in (codegen, sys.modules[__name__])))
+        compiler = digest(library_versions(), *(Path(module.__file__).read_bytes()
+                                                for module in (codegen, sys.modules[__name__])))
         cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()), compiler)}"
         cache_dir.mkdir(parents=True, exist_ok=True)
     env = PageEnvironment(

@@ -31,7 +31,7 @@ def _generator(project: Path, site: Path, *extra: str, prelude: str = "") -> sub
     code = (f"import sys\n{prelude}\nfrom generator.__main__ import main\n"
             f"sys.exit(main(['build', '--project', {str(project)!r}, '--out', {str(site)!r}, '--quiet', *{extra!r}]))")
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                            text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, start_new_session=True)
 
 
 def test_ctrl_c_during_the_commit_waits_for_it(tmp_path: Path) -> None:
@@ -76,7 +76,9 @@ def _wait_for(condition, timeout: float = 120.0) -> None:
         time.sleep(0.01)
 
 
-def test_sigterm_while_workers_render_leaves_the_old_site_and_no_staging(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", ["sigterm", "ctrl-c"])
+def test_a_stop_while_workers_render_leaves_the_old_site_and_no_staging(tmp_path: Path, stop: str) -> None:
+    """SIGTERM to the build, or SIGINT to its whole process group as a terminal's Ctrl-C: no worker traceback."""
     project, site, _ = built(tmp_path)
     add_gpu_twins(project, 12)  # ~120 pages: rendered by a pool of workers
     assert build_project(project, site).returncode == 0
@@ -86,9 +88,12 @@ def test_sigterm_while_workers_render_leaves_the_old_site_and_no_staging(tmp_pat
     staging = tmp_path / ".site.staging"
     build = _generator(project, site, "--jobs", "2")
     _wait_for(lambda: staging.is_dir() and any(staging.rglob("*.html")) or build.poll() is not None)
-    build.send_signal(signal.SIGTERM)
+    if stop == "sigterm":
+        build.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(build.pid, signal.SIGINT)
     _, stderr = build.communicate(timeout=300)
-    assert build.returncode == 128 + signal.SIGTERM, stderr
+    assert build.returncode == (128 + signal.SIGTERM if stop == "sigterm" else 130), stderr
     assert stderr == ""
     assert tree_digest(site) == before
     time.sleep(0.5)  # a worker that outlived the build would write here now
@@ -219,13 +224,16 @@ def test_an_ill_typed_or_hostile_cache_pickle_is_discarded(tmp_path: Path, cache
 def test_library_versions_are_part_of_the_code_digest(monkeypatch: pytest.MonkeyPatch) -> None:
     from generator import incremental
 
+    incremental.library_versions.cache_clear()
     before = incremental.code_digest(ROOT)
     for library in incremental.RENDERING_LIBRARIES:
         real = incremental.metadata.version
         monkeypatch.setattr(incremental.metadata, "version",
                             lambda name, real=real, library=library: "99.0" if name == library else real(name))
+        incremental.library_versions.cache_clear()
         assert incremental.code_digest(ROOT) != before, library
         monkeypatch.undo()
+    incremental.library_versions.cache_clear()
     assert {"jinja2", "babel", "markdown", "pydantic", "pyyaml"} <= set(incremental.RENDERING_LIBRARIES)
 
 
