@@ -162,11 +162,36 @@ class Model(Entry):
     gguf: list[GgufRepo] = []
     ollama: list[OllamaTag] = []
 
+    @field_validator("config")
+    @classmethod
+    def _json_data(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """A config.json holds JSON data only (no YAML sets, bytes, dates or non-text keys)."""
+        where = _not_json(value)
+        if where is not None:
+            raise ValueError(f"must hold JSON data only (as config.json does); not at {where or 'the top'}")
+        return value
+
     @model_validator(mode="after")
     def _active_le_total(self) -> "Model":
         if self.active_params is not None and self.active_params > self.total_params:
             raise ValueError("active_params: must not exceed total_params")
         return self
+
+
+def _not_json(value: Any, path: str = "") -> str | None:
+    """The path of the first value in ``value`` that JSON cannot hold, else None."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{path}.{key!r}".lstrip(".")
+            found = _not_json(item, f"{path}.{key}".lstrip("."))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        return next((found for i, item in enumerate(value) if (found := _not_json(item, f"{path}.{i}")) is not None),
+                    None)
+    return None if value is None or isinstance(value, (str, int, float, bool)) else path
 
 
 Billing = Literal["per-second", "per-minute", "hourly", "monthly"]

@@ -62,6 +62,12 @@ def one_problem(catalog: Path) -> str:
     pytest.param(CLOUD, "    gpu_count: 1", "    gpu_count: '1'",
                  "catalog/clouds/digitalocean.yaml: offers.0.gpu_count: must be a valid integer, got the text '1'",
                  id="quoted-integer"),
+    pytest.param(MODEL, "  architectures: [LlamaForCausalLM]", "  architectures: !!set {a, b}",
+                 "catalog/models/llama-3.1-8b.yaml: config: must hold JSON data only (as config.json does); not at "
+                 "architectures", id="yaml-set-in-config"),
+    pytest.param(MODEL, "  architectures: [LlamaForCausalLM]", "  deep: " + "[" * 20000 + "]" * 20000,
+                 "catalog/models/llama-3.1-8b.yaml: line 11: invalid YAML: exceeded maximum nesting depth",
+                 id="deep-nesting"),
 ])
 def test_hostile_value_is_one_line(catalog: Path, file: str, old: str, new: str, expected: str) -> None:
     edit(catalog / file, old, new)
