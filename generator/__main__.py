@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in error.problems:
             print(problem, file=sys.stderr)
         return error.exit_code
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as interrupt:
+        return getattr(interrupt, "exit_code", 130)
 
 
 if __name__ == "__main__":

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import fcntl
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .catalog.check import check_catalog
 from .catalog.load import ParsedFiles, load_catalog
-from .errors import Problem, UserError
+from .errors import Interrupted, Problem, UserError
 from .pages import assets, context, seo
 from .pages.i18n import compile_locales
 from .incremental import EstimateStore, Manifest, code_digest, collector_paused, digest, estimator_digest, inputs_digest
 from .pages.deps import PageDependencies
 from .pages.plan import Page, PageKey, plan_keys, plan_pages
 from .pages.render import Renderer
-from .pages.write import SiteWriter, stage_file
+from .pages.write import SiteWriter, resume, stage_file
 from .results import Results
 
 CHUNK_PAGES = 64
@@ -38,6 +43,11 @@ class BuildOptions:
     quiet: bool = False
     force: bool = False  # ignore the previous build's manifest and render every page
     prices_as_of: dt.date | None = None  # the date price ages count to (default: the catalogue's newest price date)
+
+    def page_options(self) -> tuple:
+        """The options that change the bytes of pages (the others choose where, how fast and how loud): part of
+        every digest that decides whether an earlier build's output is current."""
+        return (self.base_url,)
 
     @property
     def catalog_dir(self) -> Path:
@@ -79,6 +89,18 @@ def make_renderer(options: BuildOptions) -> Renderer:
                     options.out_dir.parent / ".cache" / "jinja")
 
 
+def _quiet_signals() -> None:
+    """In a pool worker: Ctrl-C is the parent's to handle, and SIGTERM (the pool's way to stop a worker) ends the
+    worker at once, without a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _init_pool_worker(options: BuildOptions, results: Results, renderer: Renderer | None = None) -> None:
+    _quiet_signals()
+    _init_worker(options, results, renderer)
+
+
 def _init_worker(options: BuildOptions, results: Results, renderer: Renderer | None = None) -> None:
     _STATE["renderer"] = renderer or make_renderer(options)
     _STATE["results"] = results
@@ -112,7 +134,7 @@ def estimate_pages(results: Results, jobs: int, meanwhile: Callable[[], object] 
         results.page_estimates(missing)
         return
     _STATE["results"] = results
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_signals) as pool:
         answers = pool.imap_unordered(_page_answer, [[m] for m in missing])
         meanwhile()
         for answer in answers:
@@ -143,7 +165,7 @@ def render_pages(pages: list[Page], options: BuildOptions, results: Results, job
         yield from map(_render_and_stage, _chunks(pages))
         return
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, results, renderer)) as pool:
+    with ctx.Pool(jobs, initializer=_init_pool_worker, initargs=(options, results, renderer)) as pool:
         yield from pool.imap(_render_and_stage, _chunks(pages, jobs))
 
 
@@ -181,30 +203,91 @@ class _StageClock:
         self.last = now
 
 
+# Errors of the machine, not of the program: one line, no traceback.
+_WRITE_ERRORS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
+
+
 def build(options: BuildOptions) -> BuildReport:
     """Build the site into a staging folder and swap it in; on any error the old site stays untouched.
 
     Pages whose dependency digest matches the previous build's manifest are carried over without rendering;
-    when no input changed at all, nothing is loaded.
+    when no input changed at all, nothing is loaded. One build at a time writes an output folder; SIGTERM stops
+    it as Ctrl-C does.
     """
     # A build keeps millions of objects alive and makes almost no cycles (290 unreachable objects in 2,000
     # pages), yet each collection rescanned the young survivors: a quarter of an incremental build.
-    with collector_paused():
-        return _build(options)
+    try:
+        with collector_paused(), output_lock(options.out_dir), sigterm_interrupts():
+            return _build(options)
+    except OSError as error:
+        if error.errno not in _WRITE_ERRORS:
+            raise
+        where = error.filename if error.filename is not None else options.out_dir
+        raise UserError(Problem(str(where), "", f"cannot write: {error.strerror}")) from None
+
+
+def cache_dir_of(out_dir: Path) -> Path:
+    """Where the build of ``out_dir`` keeps its manifest, caches, lock and journal."""
+    return out_dir.parent / ".cache"
+
+
+@contextmanager
+def output_lock(out_dir: Path) -> Iterator[None]:
+    """Hold the output folder's lock for the block; a second build meanwhile is a one-line error."""
+    path = cache_dir_of(out_dir) / f"{out_dir.name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(Problem(str(out_dir), "", "another build is writing this folder: "
+                                    "run again when it has finished")) from None
+        yield
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises :class:`Interrupted` in the main thread, so the build cleans up as after Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _strict(options: BuildOptions, report: BuildReport) -> None:
+    """With ``--strict``, a site with a warning is a failure, however many builds ago the warning was found."""
+    if options.strict and report.warnings:
+        raise UserError([Problem("build", "strict", w) for w in report.warnings])
 
 
 def _build(options: BuildOptions) -> BuildReport:
     started = time.monotonic()
     report = BuildReport()
     progress = Progress(0, options.quiet)
-    cache_dir = options.out_dir.parent / ".cache"
+    cache_dir = cache_dir_of(options.out_dir)
     manifest_path = cache_dir / f"{options.out_dir.name}.manifest.json"
-    code = code_digest(options.project)
+    next_manifest = manifest_path.with_name(f"{options.out_dir.name}.manifest.next.json")  # saved before a commit
+
+    def manifest_applied() -> None:
+        next_manifest.replace(manifest_path)
+
+    resume(options.out_dir, cache_dir / f"{options.out_dir.name}.journal.json", manifest_applied)
+    code = digest(code_digest(options.project), options.page_options())
     inputs = digest(inputs_digest(options.project, code), options.prices_as_of) if options.catalog_dir.is_dir() else ""
     manifest = Manifest() if options.force else Manifest.load(manifest_path)
     if inputs and manifest.inputs == inputs and manifest.site_intact(options.out_dir):
         report.pages = sum(1 for page_digest in manifest.pages.values() if page_digest)
         report.unchanged = len(manifest.pages)
+        report.warnings = list(manifest.warnings)
+        _strict(options, report)
         report.seconds = time.monotonic() - started
         return report
     clock = _StageClock(report.stages, started)
@@ -215,8 +298,9 @@ def _build(options: BuildOptions) -> BuildReport:
     for status in compile_locales(options.locales_dir):
         report.warnings += [f"locales/{status.language}: untranslated message: {m!r}" for m in status.untranslated]
         report.warnings += [f"locales/{status.language}: fuzzy message: {m!r}" for m in status.fuzzy]
-    if options.strict and report.warnings:
-        raise UserError([Problem("build", "strict", w) for w in report.warnings])
+        report.warnings += [f"locales/{status.language}: translation left out, its placeholders differ from the "
+                            f"message's: {m!r}" for m in status.bad_placeholders]
+    _strict(options, report)
     clock.lap("load")
     progress.stage("estimating")
     results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()),
@@ -249,6 +333,7 @@ def _build(options: BuildOptions) -> BuildReport:
 
     # This process's own work, done while the workers render (the store is complete once the digests are).
     meanwhile = [*([digest_pages] if every_page else []), results.save_store, write_site_files]
+    chunks: Iterator[list[tuple[str, bool]]] | None = None
     try:
         stale = pages if every_page else [p for p in pages if manifest.pages.get(p.output_path) != page_digests[p.key]
                                           or not writer.keep(p.output_path)]
@@ -256,7 +341,8 @@ def _build(options: BuildOptions) -> BuildReport:
         for page in stale:
             writer.claim(page.output_path)
         # A pool costs a fork per worker and a cold view memo in each: only worth it beyond a chunk of pages.
-        for chunk in render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1, renderer):
+        chunks = render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1, renderer)
+        for chunk in chunks:
             for path, staged in chunk:
                 writer.record(path, staged)
             progress.advance(len(chunk))
@@ -265,16 +351,20 @@ def _build(options: BuildOptions) -> BuildReport:
         while meanwhile:
             meanwhile.pop(0)()
         clock.lap("render")
-        written = writer.commit(set(manifest.pages) if manifest.pages else None)
+        new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages}, site_digest,
+                                report.warnings)
+        new_manifest.pages.update({path: "" for path in writer.report.paths if path not in new_manifest.pages})
+        new_manifest.save(next_manifest)
+        written = writer.commit(set(manifest.pages) if manifest.pages else None,
+                                cache_dir / f"{options.out_dir.name}.journal.json", manifest_applied)
     except BaseException:
+        if chunks is not None:
+            chunks.close()  # stops the render workers first: none may write into the staging folder after this
         writer.abort()
         raise
     finally:
         progress.close()
         _STATE.clear()  # the serial path's renderer and results: free them for the next build in this process
-    new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages}, site_digest)
-    new_manifest.pages.update({path: "" for path in written.paths if path not in new_manifest.pages})
-    new_manifest.save(manifest_path)
     clock.lap("write")
     report.written, report.unchanged, report.removed = written.written, written.unchanged, written.removed
     report.seconds = time.monotonic() - started

@@ -32,3 +32,11 @@ class UsageError(UserError):
 
 
 UserError.exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal other than Ctrl-C (SIGTERM), handled like Ctrl-C; the exit status says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.exit_code = 128 + signum

@@ -7,14 +7,20 @@ import hashlib
 import json
 import pickle
 from contextlib import contextmanager
+from importlib import metadata
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import __version__
+from .cachefile import CorruptCache, discard, load_pickle
 from .estimate.api import Estimate
+from .pages.write import inside
 
 GENERATOR_DIR = Path(__file__).resolve().parent
+# Libraries whose version can change the bytes of a page (templates, escaping, translations, prose, parsing).
+RENDERING_LIBRARIES = ("jinja2", "markupsafe", "babel", "markdown", "pydantic", "pyyaml")
 # GPU fields no estimate reads: editing them must not invalidate cached estimates.
 GPU_FIELDS_OUTSIDE_ESTIMATES = {"price_usd", "price_kind", "price_date", "sources", "notes", "aliases", "launch_date",
                                 "memory_gb", "street_price_usd", "street_price_date"}
@@ -40,9 +46,15 @@ def files_digest(paths: Iterable[Path], root: Path) -> str:
 def code_digest(project: Path) -> str:
     """The generator's code and data, the templates and the locales: a change here rebuilds every page."""
     generator_files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts]
-    return digest(__version__, files_digest(generator_files, GENERATOR_DIR),
+    return digest(__version__, library_versions(), files_digest(generator_files, GENERATOR_DIR),
                   files_digest([p for p in (project / "templates").rglob("*") if p.is_file()], project),
                   files_digest(list((project / "locales").rglob("*.po")), project))
+
+
+@cache
+def library_versions() -> tuple[tuple[str, str], ...]:
+    """The installed version of each library that shapes the output (read once per process: 18 ms)."""
+    return tuple((name, metadata.version(name)) for name in RENDERING_LIBRARIES)
 
 
 def estimator_digest() -> str:
@@ -59,26 +71,48 @@ def inputs_digest(project: Path, code: str) -> str:
 
 @dataclass
 class Manifest:
-    """What the previous build was made from: the inputs digest, each output file's dependency digest and the
-    digest of what the site-wide files (sitemaps) list."""
+    """What the previous build was made from: the inputs digest, each output file's dependency digest, the
+    digest of what the site-wide files (sitemaps) list and the warnings the build gave."""
 
     inputs: str = ""
     pages: dict[str, str] = field(default_factory=dict)
     site: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_data(cls, data: Any) -> "Manifest":
+        """The manifest saved as ``data``; :class:`CorruptCache` when it is not one (a path outside the site: the
+        build would delete or trust files there)."""
+        if not isinstance(data, dict) or not isinstance(data.get("inputs"), str) or not isinstance(data.get("pages"), dict):
+            raise CorruptCache("not a manifest")
+        pages, site, warnings = data["pages"], data.get("site", ""), data.get("warnings", [])
+        if not all(inside(path) and isinstance(page, str) for path, page in pages.items()):
+            raise CorruptCache("a path outside the site")
+        if not isinstance(site, str) or not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+            raise CorruptCache("not a manifest")
+        return cls(inputs=data["inputs"], pages=dict(pages), site=site, warnings=list(warnings))
+
+    def data(self) -> dict[str, Any]:
+        """The manifest as JSON data."""
+        return {"inputs": self.inputs, "pages": self.pages, "site": self.site, "warnings": self.warnings}
 
     @classmethod
     def load(cls, path: Path) -> "Manifest":
+        """The manifest saved at ``path``; an empty one when there is none or it is corrupt (with a notice)."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(inputs=data["inputs"], pages=dict(data["pages"]), site=str(data.get("site", "")))
-        except (OSError, ValueError, KeyError, TypeError):
+            return cls.from_data(json.loads(path.read_bytes()))
+        except FileNotFoundError:
             return cls()
+        except (OSError, ValueError) as error:
+            discard(path, f"unreadable ({type(error).__name__})")
+        except CorruptCache as error:
+            discard(path, str(error))
+        return cls()
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"inputs": self.inputs, "pages": self.pages, "site": self.site}, sort_keys=True),
-                       encoding="utf-8")
+        tmp.write_text(json.dumps(self.data(), sort_keys=True), encoding="utf-8")
         tmp.replace(path)
 
     def site_intact(self, out_dir: Path) -> bool:
@@ -114,12 +148,13 @@ class EstimateStore:
         if path is None:
             return
         try:
-            with path.open("rb") as handle, collector_paused():
-                saved_code, entries, packed = pickle.load(handle)
-            if saved_code == code:
-                self.entries, self._packed = entries, packed
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
-            pass
+            with collector_paused():
+                saved = load_pickle(path, _valid_store)
+        except CorruptCache as error:
+            discard(path, str(error))
+            return
+        if saved is not None and saved[0] == code:
+            self.entries, self._packed = saved[1], saved[2]
 
     def get(self, key: tuple) -> Any:
         found = self.entries.get(key)
@@ -158,6 +193,16 @@ class EstimateStore:
         with tmp.open("wb") as handle:
             pickle.dump((self.code, plain, packed), handle, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(self.path)
+
+
+def _valid_store(data: Any) -> bool:
+    """Whether ``data`` has the shape :meth:`EstimateStore.save` writes (packed estimates have every field)."""
+    if type(data) is not tuple or len(data) != 3 or type(data[0]) is not str or type(data[1]) is not dict \
+            or type(data[2]) is not dict:
+        return False
+    fields = len(Estimate._fields)
+    return all(type(k) is tuple for k in data[1]) and all(
+        type(k) is tuple and type(v) is tuple and len(v) == fields for k, v in data[2].items())
 
 
 ASSUMPTIONS = Estimate._fields.index("assumptions")  # where a packed estimate keeps its assumption list

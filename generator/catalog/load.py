@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ..cachefile import CorruptCache, discard, load_pickle
 from ..errors import Problem, UserError
 from .schema import Catalog, CloudProvider, Gpu, Model
 
@@ -24,17 +25,29 @@ _PYDANTIC_PREFIXES = {
 
 
 class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when the wheel has it
-    """A YAML loader that rejects a key given twice in one mapping."""
+    """A YAML loader that rejects a key given twice in one mapping, and aliases and merge keys: an alias repeats a
+    node, and nested ones multiply (a few lines can stand for billions of values)."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if node in self.constructed_objects:  # each node is constructed once, unless an alias names it again
+            raise yaml.constructor.ConstructorError(None, None, "anchors and aliases (&name, *name) are not allowed", node.start_mark)
+        return super().construct_object(node, deep=deep)
 
 
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
+    mapping: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            raise yaml.constructor.ConstructorError(None, None, "merge keys (<<) are not allowed", key_node.start_mark)
         key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
+        try:
+            duplicate = key in mapping
+        except TypeError:
+            raise yaml.constructor.ConstructorError(None, None, "a key must be a plain value", key_node.start_mark) from None
+        if duplicate:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep=deep)
+        mapping[key] = loader.construct_object(value_node, deep=deep)
+    return mapping
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
@@ -46,6 +59,14 @@ def display_path(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root.resolve().parent))
     except ValueError:
         return str(path)
+
+
+# Type errors that strict validation raises for a quoted value: the message says what was given.
+_STRICT_TYPES = {"int_type", "float_type", "date_type", "bool_type"}
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _message(text: str) -> str:
@@ -61,6 +82,8 @@ def validation_problems(error: ValidationError, path: str) -> list[Problem]:
     for item in error.errors():
         field = ".".join(str(part) for part in item["loc"])
         message = _message(item["msg"])
+        if item["type"] in _STRICT_TYPES and isinstance(item.get("input"), str):
+            message += f", got the text {_short(item['input'])!r}"
         if ": " in message and not field:  # model-level validators name their field first
             field, message = message.split(": ", 1)
         problems.append(Problem(path, field, message))
@@ -72,11 +95,18 @@ def read_yaml(path: Path, shown: str) -> Any:
     return _parse_yaml(_read_bytes(path, shown), shown)
 
 
+MAX_FILE_BYTES = 1 << 20  # the largest catalogue file is 13 kB
+
+
 def _read_bytes(path: Path, shown: str) -> bytes:
     try:
-        return path.read_bytes()
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise UserError(Problem(shown, "", f"cannot read: {error}")) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise UserError(Problem(shown, "", f"file too large: a catalogue file has at most {MAX_FILE_BYTES:,} bytes"))
+    return raw
 
 
 def _parse_yaml(raw: bytes, shown: str) -> Any:
@@ -103,10 +133,9 @@ class ParsedFiles:
         self._now: dict[bytes, Any] = {}
         if path is not None:
             try:
-                with path.open("rb") as handle:
-                    self._earlier = pickle.load(handle)
-            except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
-                self._earlier = {}
+                self._earlier = load_pickle(path, _valid_parses) or {}
+            except CorruptCache as error:
+                discard(path, str(error))
 
     def read(self, path: Path, shown: str) -> Any:
         """What :func:`read_yaml` gives for this file, from the earlier parse of the same bytes when there is one."""
@@ -125,6 +154,11 @@ class ParsedFiles:
         with tmp.open("wb") as handle:
             pickle.dump(self._now, handle, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(self.path)
+
+
+def _valid_parses(data: Any) -> bool:
+    """Whether ``data`` has the shape :meth:`ParsedFiles.save` writes: parses keyed by SHA-256 digests."""
+    return type(data) is dict and all(type(key) is bytes and len(key) == 32 for key in data)
 
 
 def _load_kind(folder: Path, root: Path, model: type[T], key: Callable[[T], str], problems: list[Problem],

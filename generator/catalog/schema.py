@@ -3,24 +3,48 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+from typing_extensions import Annotated
+
+from ..links import is_safe_href
 
 Id = str  # lower-case slug, validated by ``Entry``
 ID_PATTERN = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
+# An id names a folder of the site: one ending like a file the site writes (index.html) would collide with it.
+FILE_LIKE_ID = re.compile(r"\.(?:html?|xml|txt|json|css|js|svg|png|ico|webmanifest|gz)$")
+URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _slug(value: str) -> str:
+    if FILE_LIKE_ID.search(value):
+        raise ValueError(f"{value!r} ends like a file name and would collide with the site's files")
+    return value
+
+
+def _https(value: str) -> str:
+    if not is_safe_href(value):
+        raise ValueError("must be an https:// URL")
+    HttpUrl(value)
+    return value
+
+
+SlugId = Annotated[str, Field(pattern=ID_PATTERN, max_length=80), AfterValidator(_slug)]
+HttpsUrl = Annotated[str, Field(max_length=2000), AfterValidator(_https)]
 
 
 class Strict(BaseModel):
-    """Base model: unknown keys are errors, values are not coerced across types."""
+    """Base model: unknown keys are errors, values are not coerced across types (a quoted number is an error)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Source(Strict):
     """Where a set of facts was read: a URL or document, the date it was read, the fields it backs."""
 
-    url: str = Field(min_length=4)
+    url: str = Field(min_length=4, max_length=2000)
     read: dt.date
     fields: list[str] = Field(min_length=1)
     title: str | None = None
@@ -29,17 +53,17 @@ class Source(Strict):
     @field_validator("url")
     @classmethod
     def _url_or_document(cls, value: str) -> str:
-        if value.startswith(("http://", "https://")):
-            HttpUrl(value)
-        elif len(value.split()) < 2:
-            raise ValueError("must be an http(s) URL or a document title")
+        if URL_SCHEME.match(value):  # a link: https only (a title is shown as text and never starts with a scheme)
+            return _https(value)
+        if len(value.split()) < 2:
+            raise ValueError("must be an https:// URL or a document title")
         return value
 
 
 class Entry(Strict):
     """Fields shared by every catalogue entry."""
 
-    id: str = Field(pattern=ID_PATTERN, max_length=80)
+    id: SlugId
     name: str = Field(min_length=2, max_length=120)
     sources: list[Source] = Field(min_length=1)
     notes: str | None = None
@@ -111,7 +135,7 @@ class GgufRepo(Strict):
 
     repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
     files: list[GgufFile] = Field(min_length=1)
-    source_url: str
+    source_url: HttpsUrl
     read: dt.date
 
 
@@ -121,7 +145,7 @@ class OllamaTag(Strict):
     tag: str = Field(pattern=r"^[\w.-]+:[\w.-]+$")
     quant: QuantName | None = None
     size_bytes: int | None = Field(default=None, gt=0)
-    source_url: str
+    source_url: HttpsUrl
     read: dt.date
 
 
@@ -141,11 +165,36 @@ class Model(Entry):
     gguf: list[GgufRepo] = []
     ollama: list[OllamaTag] = []
 
+    @field_validator("config")
+    @classmethod
+    def _json_data(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """A config.json holds JSON data only (no YAML sets, bytes, dates or non-text keys)."""
+        where = _not_json(value)
+        if where is not None:
+            raise ValueError(f"must hold JSON data only (as config.json does); not at {where or 'the top'}")
+        return value
+
     @model_validator(mode="after")
     def _active_le_total(self) -> "Model":
         if self.active_params is not None and self.active_params > self.total_params:
             raise ValueError("active_params: must not exceed total_params")
         return self
+
+
+def _not_json(value: Any, path: str = "") -> str | None:
+    """The path of the first value in ``value`` that JSON cannot hold, else None."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{path}.{key!r}".lstrip(".")
+            found = _not_json(item, f"{path}.{key}".lstrip("."))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        return next((found for i, item in enumerate(value) if (found := _not_json(item, f"{path}.{i}")) is not None),
+                    None)
+    return None if value is None or isinstance(value, (str, int, float, bool)) else path
 
 
 Billing = Literal["per-second", "per-minute", "hourly", "monthly"]
@@ -163,16 +212,16 @@ class CloudOffer(Strict):
     tier: Tier
     region: str | None = None
     checked: dt.date
-    url: str
+    url: HttpsUrl
     note: str | None = None  # how the price was read (a marketplace median, a "from" price); not shown on pages
 
 
 class CloudProvider(Strict):
     """A cloud provider and its offers; one file per provider."""
 
-    id: str = Field(pattern=ID_PATTERN)
+    id: SlugId
     name: str
-    url: str
+    url: HttpsUrl
     offers: list[CloudOffer] = Field(min_length=1)
     notes: str | None = None
 

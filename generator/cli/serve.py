@@ -19,7 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files, with the site's own 404 page."""
+    """Static files, with the site's own 404 page; a folder without an index page is not listed (404)."""
+
+    def list_directory(self, path: str) -> None:
+        self.send_error(404, "Not found")
+        return None
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / "404.html"
@@ -39,8 +43,14 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     if not (args.dir / "index.html").exists():
         raise UserError(Problem(str(args.dir), "", "no built site here: run `make build` first"))
+    if not 0 <= args.port <= 65535:
+        raise UserError(Problem("serve", "--port", f"must be 0 to 65535, got {args.port}"))
     handler = functools.partial(_Handler, directory=str(args.dir))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    except OSError as error:
+        raise UserError(Problem("serve", "--port", f"cannot listen on 127.0.0.1:{args.port}: {error.strerror}")) from None
+    with server:
         print(f"serving {args.dir} on http://127.0.0.1:{args.port}/ (Ctrl-C to stop)")
         server.serve_forever()
     return 0

@@ -172,6 +172,21 @@ def _text(config: Mapping[str, Any]) -> dict[str, Any]:
     return {**defaults, **{k: v for k, v in merged.items() if v is not None or k not in defaults}}
 
 
+# Upper bounds far above any published model (layers: 126 for Llama 3.1 405B; experts: 512; vocabulary: 262,144),
+# low enough that a mistyped or hostile number cannot make the parser build billions of tensors. Other integers
+# (sizes, context lengths, windows) share the default bound.
+_LAYER_BOUND = 4_096
+_BOUNDS = {
+    "num_hidden_layers": _LAYER_BOUND, "num_layers": _LAYER_BOUND, "n_layer": _LAYER_BOUND,
+    "num_nextn_predict_layers": 64, "mtp_num_hidden_layers": 64,
+    "num_attention_heads": 4_096, "n_head": 4_096, "num_key_value_heads": 4_096, "num_global_key_value_heads": 4_096,
+    "n_routed_experts": 65_536, "num_experts": 65_536, "num_local_experts": 65_536, "moe_num_experts": 65_536,
+    "hidden_size": 2**20, "d_model": 2**20, "n_embd": 2**20, "head_dim": 65_536, "attention_head_dim": 65_536,
+    "vocab_size": 2**24,
+}
+_DEFAULT_BOUND = 2**30
+
+
 def _int(cfg: Mapping[str, Any], *names: str, default: int | None = None) -> int:
     for name in names:
         value = cfg.get(name)
@@ -179,8 +194,12 @@ def _int(cfg: Mapping[str, Any], *names: str, default: int | None = None) -> int
             continue
         if isinstance(value, list) and value:  # per-layer lists (Hunyuan): the largest entry, conservatively
             value = max(value, key=lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else -1)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value < 0 or value != int(value):
             raise ConfigError(name, f"must be a non-negative integer, got {value!r}")
+        bound = _BOUNDS.get(name, _DEFAULT_BOUND)
+        if value > bound:
+            raise ConfigError(name, f"must be at most {bound:,}, got {value:,}")
         return int(value)
     if default is None:
         raise ConfigError(names[0], "is required")
@@ -319,8 +338,15 @@ class _Builder:
 
     def __init__(self, cfg: Mapping[str, Any], hidden: int, n_heads: int, n_experts: int):
         self.cfg, self.h, self.n_heads, self.n_experts = cfg, hidden, n_heads, n_experts
-        self.n_kv = _int(cfg, "num_key_value_heads", default=n_heads) or n_heads
-        self.head_dim = _int(cfg, "head_dim", "attention_head_dim", default=hidden // n_heads) or hidden // n_heads
+        self.n_kv = _int(cfg, "num_key_value_heads", default=n_heads)
+        if self.n_kv == 0 or n_heads % self.n_kv:
+            raise ConfigError("num_key_value_heads", f"must be a positive divisor of num_attention_heads ({n_heads}), "
+                              f"got {self.n_kv}")
+        self.head_dim = _int(cfg, "head_dim", "attention_head_dim", default=hidden // n_heads)
+        if self.head_dim == 0:
+            raise ConfigError("head_dim" if cfg.get("head_dim") is not None else "attention_head_dim"
+                              if cfg.get("attention_head_dim") is not None else "hidden_size",
+                              "must be positive" if hidden >= n_heads else "must be at least num_attention_heads")
         self.model_type = str(cfg.get("model_type", ""))
         self.mla = cfg.get("kv_lora_rank") is not None
         bias = cfg.get("attention_bias")

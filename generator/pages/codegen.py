@@ -4,8 +4,9 @@ of our globals, translated messages as constants.
 Jinja compiles ``{{ x }}`` to ``escape(x)``, which builds a ``Markup`` object per value only for the page to join
 them into one string; ``x.key`` to a method call per lookup; and every ``f(...)`` to ``context.call(f, ...)``,
 which inspects ``f`` and, in a block, derives a new context per call. A pair page has ~450 output values, ~680
-lookups and ~60 calls: that was half its render time. Messages with values, ``{{ _("… %(x)s", x=…) }}``, become
-their translation ``%`` the escaped values (literal-only ones are already text: ``render.StaticMessages``), and
+lookups and ~60 calls: that was half its render time. Messages, ``{{ _("…") }}`` and ``{{ _("… %(x)s", x=…) }}``,
+become their escaped translation as a Python string constant (``%`` the escaped values): a translation is data in
+the compiled code, never template source, so template syntax in a ``.po`` file stays text; and
 number filters, whose output never needs escaping, are written as they are. The output is the same:
 ``tests/site/test_codegen.py`` compares every page with stock Jinja's.
 """

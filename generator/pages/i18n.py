@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from dataclasses import dataclass
 from functools import cache
+from io import BytesIO
 from pathlib import Path
 
 from babel import Locale
 from babel.dates import format_date
+from babel.messages.catalog import Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
@@ -27,24 +30,52 @@ class CatalogueStatus:
     language: str
     untranslated: tuple[str, ...]
     fuzzy: tuple[str, ...]
+    bad_placeholders: tuple[str, ...] = ()
+
+
+# A %-format directive: pages fill a message's %(name)s placeholders, so a translation may use only its message's.
+PLACEHOLDER = re.compile(r"%(?:\([^)]*\))?[^(]?")
+
+
+def _placeholders_differ(message: Message) -> bool:
+    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    ids = message.id if isinstance(message.id, tuple) else (message.id,)
+    if not any("%(" in text for text in ids):
+        return False  # not a format: pages show it as it is
+    allowed = {p for text in ids for p in PLACEHOLDER.findall(text)}
+    return any(p not in allowed for text in strings if text for p in PLACEHOLDER.findall(text))
 
 
 def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
-    """Compile each ``messages.po`` to ``messages.mo`` when it is newer; report untranslated messages."""
+    """Compile each ``messages.po`` to ``messages.mo`` unless it already holds the same bytes (a clock or a copy
+    can make an old ``.mo`` look newer); report untranslated messages and translations whose placeholders are not
+    their message's (left out: the page shows the message untranslated rather than fail to fill it)."""
     statuses = []
     for language in LANGUAGES:
         po_path = locales_dir / language / "LC_MESSAGES" / "messages.po"
         with po_path.open("rb") as handle:
             catalog = read_po(handle, locale=language)
+        messages = [m for m in catalog if m.id]
+        bad = tuple(str(m.id) for m in messages if _placeholders_differ(m))
+        for message in messages:
+            if str(message.id) in bad:
+                message.string = "" if not isinstance(message.string, tuple) else ("",) * len(message.string)
+        compiled = BytesIO()
+        write_mo(compiled, catalog, use_fuzzy=False)
         mo_path = po_path.with_suffix(".mo")
-        if not mo_path.exists() or mo_path.stat().st_mtime < po_path.stat().st_mtime:
-            with mo_path.open("wb") as handle:
-                write_mo(handle, catalog, use_fuzzy=False)
+        try:
+            current = mo_path.read_bytes()
+        except OSError:
+            current = None
+        if current != compiled.getvalue():
+            mo_path.write_bytes(compiled.getvalue())
         if language != DEFAULT_LANGUAGE:
-            messages = [m for m in catalog if m.id]
-            untranslated = tuple(str(m.id) for m in messages if not m.string or (isinstance(m.string, tuple) and not all(m.string)))
+            untranslated = tuple(str(m.id) for m in messages if str(m.id) not in bad and (
+                not m.string or (isinstance(m.string, tuple) and not all(m.string))))
             fuzzy = tuple(str(m.id) for m in messages if m.fuzzy)
-            statuses.append(CatalogueStatus(language, untranslated, fuzzy))
+            statuses.append(CatalogueStatus(language, untranslated, fuzzy, bad))
+        elif bad:
+            statuses.append(CatalogueStatus(language, (), (), bad))
     return statuses
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import re
+import hashlib
+import marshal
+import os
 import sys
+import types
 from pathlib import Path
 from typing import Any, MutableMapping
 
@@ -14,17 +17,14 @@ from markupsafe import Markup
 
 from babel.support import Translations
 
-from ..incremental import digest
+from ..cachefile import discard
+from ..incremental import digest, library_versions
+from ..links import href
 from . import codegen
 from .codegen import DirectCalls, FastCodeGenerator, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translations
 from .labels import translated_labels
 from .views import Lang
-
-# ``{{ _("text") }}`` with a plain string literal and no values: translated once, when the template compiles.
-LITERAL_MESSAGE = re.compile(r"""\{\{-?\s*_\(\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\)\s*-?\}\}""")
-JINJA_SYNTAX = re.compile(r"\{[{%#]")
-
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
     return {
@@ -38,14 +38,22 @@ def _filters(fmt: Formatter) -> dict[str, Any]:
         "tokens": fmt.tokens,
         "date": fmt.date,
         "params": fmt.params,
+        "href": href,
     }
 
 
+def translation_markup(text: str) -> Markup:
+    """A translated message as markup: translations are text, so ``&``, ``<``, ``>`` and ``"`` are escaped (``'``
+    needs no escape: every template attribute is double-quoted)."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;"))
+
+
 class FastGettext(Messages):
-    """``_("…", name=value)`` for templates: translated text is trusted markup, substituted values are escaped.
+    """``_("…", name=value)`` for templates: translated text is escaped once, substituted values are escaped.
 
     Jinja's i18n extension resolves ``gettext`` through the context and wraps every call; with ~200 messages per
-    page that was a third of the render time. Messages are translated once and kept as Markup.
+    page that was a third of the render time. Messages are translated once and kept as Markup. Literal-only calls
+    are compiled in as constant strings by ``FastCodeGenerator``: a translation never becomes template source.
     """
 
     def __init__(self, catalogue: Translations):
@@ -56,7 +64,7 @@ class FastGettext(Messages):
         """The message in this language, as markup."""
         translated = self._cache.get(message)
         if translated is None:
-            translated = self._cache[message] = Markup(self._gettext(message))
+            translated = self._cache[message] = translation_markup(self._gettext(message))
         return translated
 
     @jinja2.pass_context  # how stock Jinja would call it: the same signature either way
@@ -69,17 +77,48 @@ class FastGettext(Messages):
         return str.__new__(Markup, str.__mod__(translated, {name: escape_output(value) for name, value in values.items()}))
 
 
-class StaticMessages(jinja2.ext.Extension):
-    """Replaces literal-only ``_()`` calls by their translation in the template source (a third fewer calls per page)."""
+class CheckedBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache of compiled templates without its pickled header: each file is a magic line, the
+    template source's checksum, a SHA-256 digest of the marshalled code, then the code. A file that is unreadable,
+    damaged or holds anything but a code object is discarded with a notice and the template compiles again."""
 
-    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
-        gettext = self.environment.globals["_"]
+    MAGIC = b"vram-atlas-jinja-1\n"
 
-        def translated(match: re.Match[str]) -> str:
-            text = str(gettext.translate(match.group(1) if match.group(1) is not None else match.group(2)))
-            return f"{{% raw %}}{text}{{% endraw %}}" if JINJA_SYNTAX.search(text) else text
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        path = Path(self._get_cache_filename(bucket))
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            discard(path, f"cannot read: {error.strerror}", path.parent.parent)  # one line for the whole cache
+            return
+        header, _, code = raw[len(self.MAGIC):].partition(b"\n")
+        checksum, _, code_digest = header.partition(b" ")
+        if not raw.startswith(self.MAGIC) or code_digest != hashlib.sha256(code).hexdigest().encode():
+            discard(path, "damaged", path.parent.parent)  # one line for the whole cache
+            return
+        if checksum != bucket.checksum.encode():
+            return  # the template changed since: compiled again and saved over it
+        try:
+            loaded = marshal.loads(code)
+        except (EOFError, ValueError, TypeError):
+            loaded = None
+        if not isinstance(loaded, types.CodeType):
+            discard(path, "not compiled code", path.parent.parent)  # one line for the whole cache
+            return
+        bucket.code = loaded
 
-        return LITERAL_MESSAGE.sub(translated, source)
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        path = Path(self._get_cache_filename(bucket))
+        code = marshal.dumps(bucket.code)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # workers may save the same template at once
+        try:
+            tmp.write_bytes(b"%s%s %s\n%s" % (self.MAGIC, bucket.checksum.encode(),
+                                              hashlib.sha256(code).hexdigest().encode(), code))
+            tmp.replace(path)
+        except OSError:  # the cache only saves time
+            tmp.unlink(missing_ok=True)
 
 
 class PageEnvironment(jinja2.Environment):
@@ -140,18 +179,18 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
                      cache_dir: Path | None = None) -> jinja2.Environment:
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
     if cache_dir:  # compiled code embeds the translations and our code generator: one cache per version of each
-        compiler = digest(*(Path(module.__file__).read_bytes() for module in (codegen, sys.modules[__name__])))
+        compiler = digest(library_versions(), *(Path(module.__file__).read_bytes()
+                                                for module in (codegen, sys.modules[__name__])))
         cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()), compiler)}"
         cache_dir.mkdir(parents=True, exist_ok=True)
     env = PageEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
-        extensions=[StaticMessages],
         autoescape=jinja2.select_autoescape(("html", "xml", "svg"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,
-        bytecode_cache=jinja2.FileSystemBytecodeCache(str(cache_dir)) if cache_dir else None,
+        bytecode_cache=CheckedBytecodeCache(str(cache_dir)) if cache_dir else None,
     )
     env.globals["_"] = FastGettext(catalogue)
     env.globals["L"] = translated_labels(catalogue.gettext)

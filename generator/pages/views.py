@@ -12,6 +12,7 @@ from ..estimate import cost
 from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
+from ..links import is_safe_href
 from ..results import FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands, labels
 from markupsafe import Markup
@@ -60,7 +61,7 @@ def _source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str]
     rows = []
     for what, entry in entries:
         for source in entry.sources:
-            link = source.url.startswith("http")
+            link = is_safe_href(source.url)  # else a document title, shown as text
             fields = ", ".join(gettext(labels.FIELD[f]) if f in labels.FIELD else f for f in source.fields)
             rows.append({"what": f"{what} ({fields})", "url": source.url, "link": link,
                          "host": urlparse(source.url).netloc if link else source.url, "read": source.read})

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import shutil
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator
+
+from ..cachefile import discard
+
+
+def inside(rel_path: object) -> bool:
+    """Whether ``rel_path`` is a plain relative path that stays inside its folder (no ``..``, no absolute path)."""
+    return (isinstance(rel_path, str) and bool(rel_path) and not rel_path.startswith("/") and "\\" not in rel_path
+            and "\0" not in rel_path and all(part not in ("", ".", "..") for part in rel_path.split("/")))
 
 
 class DuplicatePathError(RuntimeError):
@@ -49,7 +63,7 @@ class SiteWriter:
         """Reserve a path this build writes (here or in a worker, see :func:`stage_file`); a second claim is an error."""
         if rel_path in self.report.paths:
             raise DuplicatePathError(f"two pages write {rel_path}")
-        if rel_path.startswith("/") or ".." in rel_path.split("/"):
+        if not inside(rel_path):
             raise DuplicatePathError(f"output path outside the site: {rel_path}")
         self.report.paths.add(rel_path)
 
@@ -81,29 +95,112 @@ class SiteWriter:
             return False
         return all(self.keep(rel_path) for rel_path in rel_paths)
 
-    def commit(self, previous_paths: set[str] | None = None) -> WriteReport:
-        """Apply the build: move staged files in, delete files no page wrote (``previous_paths`` or a walk)."""
-        if not self.out_dir.exists():
-            os.rename(self.staging, self.out_dir)
-            return self.report
-        old = previous_paths if previous_paths is not None else _relative_files(self.out_dir)
-        for rel_path in self._staged:
-            target = self.out_dir / rel_path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(self.staging / rel_path, target)
-        for rel_path in old - self.report.paths:
-            try:
-                (self.out_dir / rel_path).unlink()
-                self.report.removed += 1
-            except FileNotFoundError:
-                continue
-            _prune_empty_dirs((self.out_dir / rel_path).parent, self.out_dir)
-        shutil.rmtree(self.staging, ignore_errors=True)
+    def commit(self, previous_paths: set[str] | None = None, journal: Path | None = None,
+               applied: Callable[[], None] = lambda: None) -> WriteReport:
+        """Apply the build: move staged files in, delete files no page wrote (``previous_paths`` or a walk), then
+        call ``applied`` (the build saves its manifest). SIGINT and SIGTERM wait until this is done; with a
+        ``journal``, what a killed process left half done is completed by :func:`resume` in the next build."""
+        with signals_deferred():
+            if not self.out_dir.exists():
+                os.rename(self.staging, self.out_dir)
+                applied()
+                return self.report
+            old = previous_paths if previous_paths is not None else _relative_files(self.out_dir)
+            removed = sorted(path for path in old - self.report.paths if inside(path))
+            _check_writable(self.out_dir, [*self._staged, *removed])
+            if journal is not None:
+                _save_json(journal, {"staged": self._staged, "removed": removed})
+            self.report.removed = _apply(self.out_dir, self.staging, self._staged, removed)
+            applied()
+            if journal is not None:
+                journal.unlink()
+            shutil.rmtree(self.staging, ignore_errors=True)
         return self.report
 
     def abort(self) -> None:
         """Drop the staged files; the old site stays exactly as it was."""
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def resume(out_dir: Path, journal: Path, applied: Callable[[], None]) -> bool:
+    """Complete a commit that a killed build left half done (see :meth:`SiteWriter.commit`); True if there was one.
+    A journal that names a path outside the site is discarded unapplied."""
+    try:
+        data = json.loads(journal.read_bytes())
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        data = None
+    staging = SiteWriter.staging_for(out_dir)
+    valid = isinstance(data, dict) and all(isinstance(data.get(key), list) for key in ("staged", "removed"))
+    paths = [*data["staged"], *data["removed"]] if valid else []
+    if not valid or not all(inside(path) for path in paths):
+        discard(journal, "not a journal of this site")
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+    with signals_deferred():
+        _check_writable(out_dir, paths)
+        _apply(out_dir, staging, [p for p in data["staged"] if (staging / p).is_file()], data["removed"])
+        applied()
+        journal.unlink()
+        shutil.rmtree(staging, ignore_errors=True)
+    return True
+
+
+def _apply(out_dir: Path, staging: Path, staged: list[str], removed: list[str]) -> int:
+    """Move the staged files into ``out_dir`` and delete the removed ones; the number deleted."""
+    for rel_path in staged:
+        target = out_dir / rel_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / rel_path, target)
+    count = 0
+    for rel_path in removed:
+        try:
+            (out_dir / rel_path).unlink()
+            count += 1
+        except FileNotFoundError:
+            continue
+        _prune_empty_dirs((out_dir / rel_path).parent, out_dir)
+    return count
+
+
+def _check_writable(out_dir: Path, rel_paths: list[str]) -> None:
+    """Raise ``PermissionError`` before anything changes when a folder the commit must change is read-only or
+    immutable: a commit that fails half way would leave a mixed site."""
+    checked: set[str] = set()
+    for rel_path in rel_paths:
+        folder = os.path.dirname(f"{out_dir}{os.sep}{rel_path}")
+        while folder not in checked and not os.path.isdir(folder) and folder != str(out_dir):
+            checked.add(folder)
+            folder = os.path.dirname(folder)  # a folder the commit creates: its nearest existing parent must allow it
+        if folder not in checked:
+            checked.add(folder)
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, "cannot write to this folder (read-only or immutable)", folder)
+
+
+def _save_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    tmp.replace(path)
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM are held until the block is done (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def stage_file(out_dir: Path, staging: Path, rel_path: str, data: bytes, made_dirs: set[Path]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import yaml
 from generator.__main__ import main
 from tests.estimate.fixtures import LLAMA_8B, config
 
-SOURCE = [{"url": "https://example.org/spec", "read": "2026-11-30", "fields": ["memory_bytes"]}]
+SOURCE = [{"url": "https://example.org/spec", "read": dt.date(2026, 11, 30), "fields": ["memory_bytes"]}]  # a date, not text
 
 
 @pytest.fixture()

@@ -101,7 +101,7 @@ def _break(project: Path, kind: str) -> str:
         message = f"{shown}: bandwidth_gb_per_s: is required"
     elif kind == "wrong_type":
         data["memory_bytes"] = "a lot"
-        message = f"{shown}: memory_bytes: must be a valid integer, unable to parse string as an integer"
+        message = f"{shown}: memory_bytes: must be a valid integer, got the text 'a lot'"
     elif kind == "negative":
         data["memory_bytes"] = -1
         message = f"{shown}: memory_bytes: must be greater than 0"
