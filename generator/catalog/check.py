@@ -197,8 +197,6 @@ def _offer_problems(provider: CloudProvider, gpus: dict[str, Gpu]) -> Found:
     problems: Found = []
     first: dict[tuple[str, str], int] = {}
     for i, offer in enumerate(provider.offers):
-        if not offer.url.startswith(("http://", "https://")):
-            problems.append((f"offers.{i}.url", "a price needs the http(s) URL it was read from"))
         stated = instance_gpus(offer.instance)
         if stated is not None and stated % offer.gpu_count:
             problems.append((f"offers.{i}.gpu_count", f"{offer.gpu_count} does not divide the {stated} GPUs the "

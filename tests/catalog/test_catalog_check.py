@@ -72,7 +72,7 @@ def passes(catalog: Path) -> bool:
                  "catalog/gpus/mi300x.yaml: price_date: 2099-05-13 is in the future", id="future-gpu-price"),
     pytest.param(CLOUD, "    url: https://docs.digitalocean.com/products/droplets/details/pricing/\n",
                  "    url: DigitalOcean pricing page\n",
-                 "catalog/clouds/digitalocean.yaml: offers.0.url: a price needs the http(s) URL it was read from",
+                 "catalog/clouds/digitalocean.yaml: offers.0.url: must be an https:// URL",
                  id="price-without-url"),
     # the name states 8 GPUs; an offer of 3 of them is not a whole share of the instance
     pytest.param(CLOUD, '"GPU Droplet, 1x AMD MI300X (192 GB)"\n    gpu: mi300x\n    gpu_count: 1',
