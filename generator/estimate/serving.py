@@ -107,6 +107,7 @@ class ServingPoint:
     tokens_per_s_per_user: float
     ttft_s: float
     step_s: float
+    prefill_share: float  # share of the GPUs' time spent on prompts (the rest generates output)
 
 
 def _layers(work: Workload) -> int:
@@ -192,10 +193,17 @@ def step_s(work: Workload, device: ServingDevice, c: ServingConstants, concurren
 
     C/O requests finish (and as many arrive) per step, so C·P/O prompt tokens are prefilled per step on average,
     in prefill chunks of ``chunk_tokens`` that each read the weights once."""
+    decode, prefill = step_split(work, device, c, concurrency, prompt, output)
+    return decode + prefill
+
+
+def step_split(work: Workload, device: ServingDevice, c: ServingConstants, concurrency: float, prompt: int,
+               output: int) -> tuple[float, float]:
+    """(decode seconds, prefill seconds) of the mean step (see ``step_s``)."""
     arriving = concurrency * prompt / output
     m = chunk_tokens(c, concurrency, prompt, output)
-    return (decode_s(work, device, c, concurrency, prompt, output)
-            + arriving / m * prefill_chunk_s(work, device, c, m, prompt))
+    return (decode_s(work, device, c, concurrency, prompt, output),
+            arriving / m * prefill_chunk_s(work, device, c, m, prompt))
 
 
 def serve(work: Workload, device: ServingDevice, c: ServingConstants, concurrency: int, prompt: int,
@@ -204,13 +212,14 @@ def serve(work: Workload, device: ServingDevice, c: ServingConstants, concurrenc
     if concurrency < 1 or prompt < 1 or output < 1:
         raise ValueError("concurrency, prompt and output tokens must be at least 1")
     per_replica = concurrency / device.replicas
-    t = step_s(work, device, c, per_replica, prompt, output)
+    decode, prefill = step_split(work, device, c, per_replica, prompt, output)
+    t = decode + prefill
     out_per_gpu = per_replica / t / device.tensor_parallel
     chunk = min(prompt, c.prefill_chunk_tokens)
     chunks = math.ceil(prompt / chunk)
     t_chunk = decode_s(work, device, c, per_replica, prompt, output) + prefill_chunk_s(work, device, c, chunk, prompt)
     return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t,
-                        t + chunks * t_chunk, t)
+                        t + chunks * t_chunk, t, prefill / t)
 
 
 def kv_capacity(pool_bytes: float, bytes_per_request: float) -> int:
@@ -227,8 +236,18 @@ def sweep(work: Workload, device: ServingDevice, c: ServingConstants, prompt: in
     return tuple(serve(work, device, c, level, prompt, output) for level in levels if level >= 1)
 
 
-def operating_point(points: tuple[ServingPoint, ...],
-                    min_user_tokens_per_s: float = MIN_USER_TOKENS_PER_S) -> ServingPoint | None:
-    """The point with the highest throughput per GPU that keeps every user at ``min_user_tokens_per_s`` or faster."""
-    ok = [p for p in points if p.tokens_per_s_per_user >= min_user_tokens_per_s]
-    return max(ok, key=lambda p: p.output_tokens_per_s_per_gpu) if ok else None
+def operating_point(work: Workload, device: ServingDevice, c: ServingConstants, prompt: int, output: int,
+                    max_concurrency: int, min_user_tokens_per_s: float = MIN_USER_TOKENS_PER_S) -> ServingPoint | None:
+    """The highest-throughput point that keeps every user at ``min_user_tokens_per_s`` or faster: throughput per
+    GPU rises and per-user speed falls with concurrency, so it is the largest concurrency still that fast (by
+    bisection); None when even one request is slower."""
+    def fast(n: int) -> bool:
+        return serve(work, device, c, n, prompt, output).tokens_per_s_per_user >= min_user_tokens_per_s
+
+    if max_concurrency < 1 or not fast(1):
+        return None
+    lo, hi = 1, max_concurrency
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fast(mid) else (lo, mid - 1)
+    return serve(work, device, c, lo, prompt, output)

@@ -194,3 +194,52 @@ def serving_estimate(model: api.ModelSpec, device: DeviceSpec, request: ServingR
     point = serving.serve(s.work, s.device, s.constants, wanted, request.prompt_tokens,
                           request.output_tokens)
     return ServingEstimate(s, point)
+
+
+PAGE_PROMPT_TOKENS = 1024  # the pages' serving workload: 1K prompt, 1K answer (InferenceX's chat-like shape)
+PAGE_OUTPUT_TOKENS = 1024
+PAGE_GPU_COUNTS = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True)
+class ServingPlan:
+    """What a pair page shows about serving: the setup, a curve from one request to the KV maximum, and the
+    recommended operating point (None when even one request is slower than the per-user floor)."""
+
+    engine: str
+    precision: str
+    gpu_count: int
+    tensor_parallel: int
+    kv_type: str
+    prompt_tokens: int
+    output_tokens: int
+    max_concurrency: int
+    points: tuple[ServingPoint, ...]
+    operating: ServingPoint | None
+    assumptions: tuple[tuple[str, str], ...]
+
+
+def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
+    """Precisions a page tries, in order: the checkpoint's own FP8 or MXFP4, FP8 (vLLM quantizes a 16-bit checkpoint
+    on load) where the GPU has FP8 tensor cores, then BF16. NVFP4 and AWQ need third-party checkpoints the catalogue
+    does not list, so pages leave them to the CLI."""
+    native = {"fp8": ("FP8",), "mxfp4": ("MXFP4",)}.get(model.native_format, ())
+    fp8 = ("FP8",) if device.fp8_flops is not None else ()
+    return tuple(dict.fromkeys(native + fp8 + ("BF16",)))
+
+
+def page_plan(model: api.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str = "vllm",
+              prompt: int = PAGE_PROMPT_TOKENS, output: int = PAGE_OUTPUT_TOKENS) -> ServingPlan | None:
+    """The fewest GPUs (``devices``: one GPU model at increasing counts) and the first page precision that serve
+    ``model``, with its curve and operating point; None when no count runs it."""
+    for device in devices:
+        for precision in page_precisions(model, device):
+            try:
+                s = setup(model, device, engine, precision, prompt, output)
+            except ServingError:
+                continue
+            points = serving.sweep(s.work, s.device, s.constants, prompt, output, s.max_concurrency)
+            best = serving.operating_point(s.work, s.device, s.constants, prompt, output, s.max_concurrency)
+            return ServingPlan(engine, precision, device.count, s.tensor_parallel, s.kv_type, prompt, output,
+                               s.max_concurrency, points, best, s.constants.assumptions())
+    return None

@@ -88,11 +88,13 @@ def test_kv_capacity() -> None:
 
 def test_operating_point_is_fastest_throughput_at_20_tokens_per_user() -> None:
     points = serving.sweep(DENSE, DEVICE, C, 1000, 1000, 500)
-    best = serving.operating_point(points)
+    best = serving.operating_point(DENSE, DEVICE, C, 1000, 1000, 500)
     assert best is not None and best.tokens_per_s_per_user >= 20
+    assert serving.serve(DENSE, DEVICE, C, best.concurrency + 1, 1000, 1000).tokens_per_s_per_user < 20
     assert all(p.tokens_per_s_per_user < 20 or p.output_tokens_per_s_per_gpu <= best.output_tokens_per_s_per_gpu
                for p in points)
     assert points[-1].concurrency == 500
+    assert serving.operating_point(DENSE, replace(DEVICE, bandwidth_bytes_per_s=2e11), C, 1000, 1000, 500) is None
 
 
 # ---------------------------------------------------------------------------------------------- real models
