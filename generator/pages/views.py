@@ -470,12 +470,26 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                                  _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
     return {
         "report": report, "constants": results.constants_table, "chart": chart, "prose": lang.prose("methodology"),
+        "serving": serving_methodology(),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
         "description": _("Formulas per attention kind and quantization, calibrated speed constants and the median and worst error against %(n)s measurements.") % {
             "n": lang.fmt.number(sum(r.rows for r in results.accuracy))},
         "modified": results.calibration_date,
     }
+
+
+def serving_methodology() -> dict[str, Any]:
+    """The serving model's fitted constants per engine and backend and its error, for the methodology page."""
+    from ..estimate import serving_constants
+
+    constants = [{"group": key, "bandwidth_efficiency": c.bandwidth_efficiency,
+                  "compute_efficiency": c.compute_efficiency, "step_ms": c.step_s * 1e3,
+                  "all_reduce_us": c.all_reduce_s * 1e6, "provenance": c.provenance}
+                 for key, c in serving_constants.CONSTANTS.items()]
+    errors = [{"kind": kind, "validation": validation, "rows": rows, "median": median, "within": within}
+              for kind, validation, rows, median, within in serving_constants.CV_STATS + serving_constants.FIT_STATS]
+    return {"constants": constants, "errors": errors, "floor": serving.MIN_USER_TOKENS_PER_S}
 
 
 def notfound_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
