@@ -217,7 +217,7 @@ def serve(work: Workload, device: ServingDevice, c: ServingConstants, concurrenc
     out_per_gpu = per_replica / t / device.tensor_parallel
     chunk = min(prompt, c.prefill_chunk_tokens)
     chunks = math.ceil(prompt / chunk)
-    t_chunk = decode_s(work, device, c, per_replica, prompt, output) + prefill_chunk_s(work, device, c, chunk, prompt)
+    t_chunk = decode + prefill_chunk_s(work, device, c, chunk, prompt)
     return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t,
                         t + chunks * t_chunk, t, prefill / t)
 
@@ -241,8 +241,8 @@ def operating_point(work: Workload, device: ServingDevice, c: ServingConstants, 
     """The highest-throughput point that keeps every user at ``min_user_tokens_per_s`` or faster: throughput per
     GPU rises and per-user speed falls with concurrency, so it is the largest concurrency still that fast (by
     bisection); None when even one request is slower."""
-    def fast(n: int) -> bool:
-        return serve(work, device, c, n, prompt, output).tokens_per_s_per_user >= min_user_tokens_per_s
+    def fast(n: int) -> bool:  # per-user speed = 1 / step time (what serve() reports, without its TTFT)
+        return 1.0 / step_s(work, device, c, n / device.replicas, prompt, output) >= min_user_tokens_per_s
 
     if max_concurrency < 1 or not fast(1):
         return None
