@@ -9,13 +9,13 @@ from __future__ import annotations
 from .serving import ServingConstants
 
 CONSTANTS: dict[str, ServingConstants] = {
-    'vllm/cuda': ServingConstants('vllm/cuda', bandwidth_efficiency=0.692743135041373, compute_efficiency=0.28975892034149237, step_s=1.1712150147466112e-08, all_reduce_s=5.6109389953943045e-05, fitted=''),
-    'vllm/rocm': ServingConstants('vllm/rocm', bandwidth_efficiency=0.4536596809404957, compute_efficiency=0.10347717401448774, step_s=0.009824866905465746, all_reduce_s=5.640252962103334e-11, fitted='2025-11-03'),
-    'sglang/cuda': ServingConstants('sglang/cuda', bandwidth_efficiency=0.692743135041373, compute_efficiency=0.28975892034149237, step_s=1.1712150147466112e-08, all_reduce_s=5.6109389953943045e-05, fitted='2026-03-25'),
-    'sglang/rocm': ServingConstants('sglang/rocm', bandwidth_efficiency=0.4536596809404957, compute_efficiency=0.18523521280679242, step_s=0.009824866905465746, all_reduce_s=5.640252962103334e-11, fitted='2026-03-05'),
-    'trtllm/cuda': ServingConstants('trtllm/cuda', bandwidth_efficiency=0.7713200086472238, compute_efficiency=0.4692584977207849, step_s=0.007853576542656258, all_reduce_s=2.126405110254246e-05, fitted='2026-02-03'),
+    'vllm/cuda': ServingConstants('vllm/cuda', bandwidth_efficiency=0.692743135041373, compute_efficiency=0.28975892034149237, step_s=1.1712150147466112e-08, all_reduce_s=5.6109389953943045e-05, fitted='', borrowed_from='sglang/cuda'),
+    'vllm/rocm': ServingConstants('vllm/rocm', bandwidth_efficiency=0.4536596809404957, compute_efficiency=0.10347717401448774, step_s=0.009824866905465746, all_reduce_s=5.640252962103334e-11, fitted='2025-11-03', borrowed_from='sglang/rocm'),
+    'sglang/cuda': ServingConstants('sglang/cuda', bandwidth_efficiency=0.692743135041373, compute_efficiency=0.28975892034149237, step_s=1.1712150147466112e-08, all_reduce_s=5.6109389953943045e-05, fitted='2026-03-25', borrowed_from=''),
+    'sglang/rocm': ServingConstants('sglang/rocm', bandwidth_efficiency=0.4536596809404957, compute_efficiency=0.18523521280679242, step_s=0.009824866905465746, all_reduce_s=5.640252962103334e-11, fitted='2026-03-05', borrowed_from=''),
+    'trtllm/cuda': ServingConstants('trtllm/cuda', bandwidth_efficiency=0.7713200086472238, compute_efficiency=0.4692584977207849, step_s=0.007853576542656258, all_reduce_s=2.126405110254246e-05, fitted='2026-02-03', borrowed_from=''),
 }
 
 # (kind, validation, rows, median |error|, share within ±25 %)
-CV_STATS: tuple[tuple[str, str, int, float, float], ...] = ()
+CV_STATS: tuple[tuple[str, str, int, float, float], ...] = (('throughput_per_gpu', 'leave one GPU out', 1012, 0.1597, 0.6126), ('ttft', 'leave one GPU out', 653, 0.5143, 0.1516), ('user_tps', 'leave one GPU out', 653, 0.1315, 0.6631), ('throughput_per_gpu', 'leave one source out', 1012, 0.1606, 0.6097), ('ttft', 'leave one source out', 653, 0.554, 0.1087), ('user_tps', 'leave one source out', 653, 0.1027, 0.7228))
 FIT_STATS: tuple[tuple[str, str, int, float, float], ...] = (('throughput_per_gpu', 'in-sample', 1012, 0.13, 0.7391), ('ttft', 'in-sample', 653, 0.4858, 0.0842), ('user_tps', 'in-sample', 653, 0.086, 0.7795))
