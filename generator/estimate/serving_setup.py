@@ -125,6 +125,8 @@ def _check(model: api.ModelSpec, device: DeviceSpec, request: ServingRequest, tp
         raise ServingError("concurrency must be at least 1")
     if tp < 1 or device.count % tp:
         raise ServingError(f"tensor parallel {tp} must divide the GPU count {device.count}")
+    if request.precision == "MXFP4" and not model.architecture.n_experts:
+        raise ServingError(f"MXFP4 checkpoints quantize the experts of mixture-of-experts models; {model.name} is dense")
     if request.expert_parallel and not model.architecture.n_experts:
         raise ServingError(f"expert parallel needs a mixture-of-experts model; {model.name} is dense")
     if request.prompt_tokens + request.output_tokens > model.context_length:

@@ -151,6 +151,7 @@ def test_cli_json_fields(capsys) -> None:
     (["--model", "llama-3.3-70b", "--gpu", "a100-80gb-sxm", "--gpu-count", "2", "--quant", "FP8"], "FP8"),
     (["--model", "llama-3.3-70b", "--gpu", "h100-sxm", "--gpu-count", "1", "--quant", "BF16"], "does not fit"),
     (["--model", "llama-3.1-8b", "--gpu", "mi300x", "--gpu-count", "1", "--quant", "NVFP4"], "NVIDIA"),
+    (["--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpu-count", "1", "--quant", "MXFP4"], "dense"),
     (["--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpu-count", "2", "--tensor-parallel", "2",
       "--expert-parallel", "--quant", "FP8"], "dense"),
 ])
