@@ -3,27 +3,28 @@
 What one model moves and computes per token is the ``speed.Workload`` the single-stream model uses (weights read
 per step, experts touched, KV bytes per cached token, FLOPs). This module adds the batched step of a serving engine.
 
-Steady state at concurrency C (requests in flight per replica), prompt P and output O tokens per request: every
-step yields one output token for each of the C requests and, because a request arrives for each one that finishes
-(one in O steps per request), prefills on average C·P/O prompt tokens in the same step (chunked prefill mixes them):
+Steady state at concurrency C (requests in flight per replica), prompt P and output O tokens per request. Every
+decode step yields one output token for each of the C requests; as one request in O finishes per step and another
+arrives, C·P/O prompt tokens per step are prefilled on average, in chunks of m = min(chunk budget, max(P, C·P/O))
+tokens that share steps with the decodes:
 
-    tokens = C·(1 + P/O)
-    t_step = max(t_mem, t_compute) + step_s + t_comm
-    t_mem = [W(tokens) + C·KV(P + (O − 1)/2)] / (η_bw · BW · n)          (weights once for all, each request's KV)
-    t_compute = [tokens · F_lin + C·F_attn(decode) + (C/O)·F_attn(prompt)] / (η_c · F_prec · n)
-    t_comm = 2 · layers · (all_reduce_s + message / link)                (tensor parallel, n > 1)
-    W(N) = dense + experts · (1 − (1 − k/E)^N)                           (experts touched by N tokens)
+    t_step = t_decode(C) + (C·P/O) / m · t_prefill(m)                    (mean time per output token of a user)
+    t_decode(C) = max([W(C) + C·KV(P + (O − 1)/2)] / (η_bw·BW·n), C·(F_lin + F_attn(depth)) / (η_c·F_prec·n))
+                  + step_s + t_comm(C)
+    t_prefill(m) = max(W(m) / (η_bw·BW·n), [m·F_lin + (m/P)·F_attn(prompt)] / (η_c·F_prec·n)) + t_comm(m)
+    t_comm(N) = 2 · layers · (all_reduce_s + 2 B · hidden · N · 2(n − 1)/n / link)     (tensor parallel, n > 1)
+    W(N) = dense + experts · (1 − (1 − k/E)^N)                             (experts touched by N tokens)
 
 with n GPUs per replica (tensor parallel), BW and F_prec one GPU's datasheet bandwidth and dense tensor FLOPS at
-the compute precision. Expert parallelism places whole experts on GPUs instead of slicing them (same bytes per GPU);
-with data-parallel attention (``attention_data_parallel``) every GPU holds the dense weights and runs C/n of the
-requests, and the MoE layers exchange tokens all-to-all. GPUs beyond one replica (gpu_count / tensor_parallel
-replicas) split the requests evenly.
+the compute precision, KV the bytes each request's cache holds per step (all ranks), F_attn the attention FLOPs.
+Expert parallelism places whole experts on GPUs instead of slicing them (same bytes per GPU); with data-parallel
+attention (``attention_data_parallel``) every GPU reads the dense weights for its C/n requests and the MoE layers
+exchange tokens all-to-all. GPUs beyond one replica (gpu_count / tensor_parallel replicas) split the requests.
 
-Per user: tokens/s = 1 / t_step (each request gets one token per step; the prefill share slows everyone, as in
-the measured TPOT). Output tokens/s per GPU = C / t_step / n; total = output · (P + O) / O.
-Time to first token = the step already running, then ⌈P / chunk⌉ steps that each carry one chunk of the prompt
-next to the C decodes (chunk = the engine's prefill token budget).
+Per user: tokens/s = 1 / t_step (the prefill share slows everyone, as in a measured TPOT). Output tokens/s per GPU
+= C / t_step / n; total = output · (P + O) / O; ``prefill_share`` = the prefill part of t_step (pages split the GPU
+cost between input and output tokens by it). Time to first token = the step already running, then ⌈P / chunk⌉
+steps that each carry one chunk of the prompt next to the C decodes.
 Concurrency is capped by the KV cache: ⌊KV pool / KV bytes of one request of P + O tokens⌋ (``kv_capacity``).
 """
 
