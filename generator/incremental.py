@@ -60,7 +60,7 @@ def library_versions() -> tuple[tuple[str, str], ...]:
 def estimator_digest() -> str:
     """The estimator's code and bundled data: stored estimates stay valid while this is unchanged."""
     files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts
-             and p.parent.name in ("estimate", "data")]
+             and p.relative_to(GENERATOR_DIR).parts[0] in ("estimate", "data")]
     return digest(__version__, files_digest(files, GENERATOR_DIR))
 
 

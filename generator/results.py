@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
 from .catalog.freshness import newest_price_date
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
-from .estimate import api, calibration, finetune
+from .estimate import api, calibration, finetune, serving_setup
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
@@ -179,6 +179,8 @@ class Results:
             yield self._finetune_key(model_id, method), lambda method=method: self.finetune(model_id, method)
         for quant in matrix_quants(self.models[model_id]):
             yield self._fitting_key(model_id, quant), lambda quant=quant: self.fitting_gpus(model_id, quant)
+        for gpu_id in self._serving_gpus:
+            yield self._serving_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.serving(model_id, gpu_id)
         for quant in SETUP_QUANTS:
             for gpu_id in self._rented_gpus:
                 yield (self._gpu_count_key(model_id, gpu_id, quant),
@@ -409,6 +411,43 @@ class Results:
             return 0
         return self.from_store(self._gpu_count_key(model_id, gpu_id, quant), fewest)
 
+    @cached_property
+    def _serving_gpus(self) -> list[str]:
+        """GPUs whose pair pages show batched serving: datacenter and workstation parts that vLLM runs on."""
+        return sorted(g.id for g in self.catalog.gpus.values()
+                      if g.segment in SERVING_SEGMENTS and {"cuda", "rocm"} & set(g.backends))
+
+    def serving(self, model_id: str, gpu_id: str) -> tuple[serving_setup.ServingPlan | None]:
+        """(the pair's vLLM serving plan, or None), for serving GPUs; kept in the store as a 1-tuple so that "does
+        not serve" is stored too."""
+        if gpu_id not in self._serving_gpus:
+            return (None,)
+        return self.from_store(self._serving_key(model_id, gpu_id), lambda: (self._serving_plan(model_id, gpu_id),))
+
+    def _serving_plan(self, model_id: str, gpu_id: str) -> serving_setup.ServingPlan | None:
+        """The fewest GPUs that serve the model, or twice as many when that serves more tokens per GPU at the
+        operating point (a tight fit leaves little room for KV cache, hence few users)."""
+        gpu, spec = self.catalog.gpus[gpu_id], self.models[model_id]
+        counts = serving_setup.PAGE_GPU_COUNTS
+        plans = []
+        for i, count in enumerate(counts):
+            plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),))
+            if plan is not None:
+                plans.append(plan)
+                if len(plans) == 2 or i + 1 == len(counts):
+                    break
+                nxt = serving_setup.page_plan(spec, (device_spec(gpu, counts[i + 1], "tensor"),))
+                if nxt is not None:
+                    plans.append(nxt)
+                break
+        if not plans:
+            return None
+        return max(plans, key=lambda p: (p.operating.output_tokens_per_s_per_gpu if p.operating else 0.0,
+                                         -p.gpu_count))
+
+    def _serving_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "serving")
+
     def _gpu_count_key(self, model_id: str, gpu_id: str, quant: str) -> tuple[str, str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, "tensor-parallel")
 
@@ -495,6 +534,7 @@ FINETUNE_METHODS = ("qlora", "lora", "full")
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
+SERVING_SEGMENTS = ("datacenter", "workstation")
 
 
 def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None:

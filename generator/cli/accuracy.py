@@ -46,15 +46,42 @@ def run(args: argparse.Namespace) -> int:
     """Print the accuracy table (and the stored hold-out table)."""
     gpus = _catalog_gpus(args.catalog)
     rows = summary(calibration.accuracy_report(gpus, args.data))
+    serving = serving_rows(args.catalog)
     if args.json:
         print(json.dumps({"in_sample": rows, "holdout": holdout_rows(),
-                          "holdout_gpus": list(constants.HOLDOUT_GPUS)}, indent=1))
+                          "holdout_gpus": list(constants.HOLDOUT_GPUS), "serving": serving}, indent=1))
         return 0
     print(f"Estimator vs {args.data.name} (absolute relative error)")
     print(format_table(rows))
     print(f"\nHold-out (speed constants fitted without {', '.join(constants.HOLDOUT_GPUS)}; scored on them)")
     print(format_table(holdout_rows()))
+    print("\nServing (vLLM, SGLang, TensorRT-LLM) vs generator/data/serving/: cross-validated and in-sample")
+    print(format_serving(serving))
     return 0
+
+
+def serving_rows(catalog: Path) -> list[dict[str, Any]]:
+    """Serving error: the fit script's cross-validated statistics and the shipped constants' in-sample error."""
+    from ..estimate import serving_calibration, serving_constants
+
+    rows = [{"kind": k, "validation": v, "rows": n, "median_abs_error": m, "within_25": w}
+            for k, v, n, m, w in serving_constants.CV_STATS]
+    if (catalog / "models").is_dir():
+        from ..estimate.fit_serving import group, load_cases
+
+        cases = load_cases(catalog)
+        errs = [serving_calibration.errors(c, serving_constants.CONSTANTS[group(c)]) for c in cases]
+        rows += [{"kind": s.kind, "validation": "in-sample", "rows": s.rows, "median_abs_error": s.median_abs_error,
+                  "within_25": s.within} for s in serving_calibration.stats(errs)]
+    return rows
+
+
+def format_serving(rows: list[dict[str, Any]]) -> str:
+    """The serving statistics as an aligned text table."""
+    lines = [f"{'kind':<19} {'validation':<21} {'rows':>5} {'median':>8} {'±25%':>7}"]
+    lines += [f"{r['kind']:<19} {r['validation']:<21} {r['rows']:>5} {r['median_abs_error']:>8.1%} "
+              f"{r['within_25']:>7.1%}" for r in rows]
+    return "\n".join(lines)
 
 
 def _catalog_gpus(folder: Path) -> dict:

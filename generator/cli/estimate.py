@@ -1,4 +1,7 @@
-"""``estimate``: memory, verdict and speed of one model on one GPU, as a table or as JSON."""
+"""``estimate``: memory, verdict and speed of one model on one GPU, as a table or as JSON.
+
+With ``--output-tokens`` or ``--concurrency`` (or engine sglang / trtllm) it estimates batched serving instead:
+throughput per GPU, speed per user, TTFT under load and the KV cache's maximum concurrency."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from typing import Any
 from ..catalog.load import load_catalog
 from ..catalog.schema import Catalog, Gpu
 from ..errors import Problem, UsageError
-from ..estimate import api
+from ..estimate import api, serving_setup
 from ..estimate.architecture import ConfigError
 from ..estimate.device import device_spec
 
@@ -29,9 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--context", default="8192", help="context tokens per sequence (default 8192)")
     parser.add_argument("--kv-type", default="f16", help="KV cache type (default f16)")
     parser.add_argument("--sequences", default="1", help="concurrent sequences (default 1)")
-    parser.add_argument("--engine", default="llama.cpp", help="llama.cpp, vllm or ollama (default llama.cpp)")
+    parser.add_argument("--engine", default="llama.cpp",
+                        help="llama.cpp, vllm or ollama; serving: vllm, sglang or trtllm (default llama.cpp)")
     parser.add_argument("--prompt-tokens", default="4096", help="prompt length for prefill and TTFT (default 4096)")
     parser.add_argument("--depth", default="0", help="tokens already in the context when decoding (default 0)")
+    parser.add_argument("--output-tokens", help="serving: output tokens per request")
+    parser.add_argument("--concurrency", help="serving: requests in flight, or 'max' (the KV cache's offline maximum)")
+    parser.add_argument("--tensor-parallel", help="serving: tensor-parallel size (default: the GPU count)")
+    parser.add_argument("--expert-parallel", action="store_true", help="serving: experts spread over the GPUs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--catalog", default="catalog", help="catalogue folder (default: catalog)")
     parser.set_defaults(func=run)
@@ -89,10 +97,17 @@ def _request(args: argparse.Namespace) -> api.Request:
                        depth=_integer(args.depth, "--depth", 0), gpu_count=_integer(args.gpu_count, "--gpu-count", 1))
 
 
+def _serving_mode(args: argparse.Namespace) -> bool:
+    return bool(args.output_tokens or args.concurrency or args.tensor_parallel or args.expert_parallel
+                or args.engine in ("sglang", "trtllm"))
+
+
 def run(args: argparse.Namespace) -> int:
     """Estimate and print."""
     if not args.gpu:
         raise _bad("--gpu", "is required")
+    if _serving_mode(args):
+        return run_serving(args)
     request = _request(args)
     catalog = load_catalog(Path(args.catalog))
     gpu = find_gpu(catalog, args.gpu)
@@ -134,3 +149,36 @@ def table(spec: api.ModelSpec, gpu: Gpu, request: api.Request, e: api.Estimate) 
     lines = [f"{k:<{width}}  {v}" for k, v in rows]
     lines += ["", "assumptions:"] + [f"  {k}: {v}" for k, v in e.assumptions]
     return "\n".join(lines)
+
+
+def _serving_request(args: argparse.Namespace) -> serving_setup.ServingRequest:
+    concurrency = None if str(args.concurrency).strip().lower() == "max" else _integer(
+        args.concurrency or "1", "--concurrency", 1)
+    tp = _integer(args.tensor_parallel, "--tensor-parallel", 1) if args.tensor_parallel else None
+    return serving_setup.ServingRequest(
+        engine=args.engine, precision=args.quant.upper(), prompt_tokens=_integer(args.prompt_tokens, "--prompt-tokens", 1),
+        output_tokens=_integer(args.output_tokens or "1024", "--output-tokens", 1), concurrency=concurrency,
+        tensor_parallel=tp, expert_parallel=args.expert_parallel)
+
+
+def run_serving(args: argparse.Namespace) -> int:
+    """Batched serving: one line of JSON fields or a small table; impossible setups exit 2 with one line."""
+    count = _integer(args.gpu_count, "--gpu-count", 1)
+    request = _serving_request(args)
+    catalog = load_catalog(Path(args.catalog))
+    gpu = find_gpu(catalog, args.gpu)
+    spec = _model(args, catalog)
+    try:
+        result = serving_setup.serving_estimate(spec, device_spec(gpu, count=count, parallel="tensor"), request)
+    except serving_setup.ServingError as error:
+        raise _bad("serving", str(error)) from None
+    fields = {"model": spec.id, "gpu": gpu.id, "gpu_count": count, "engine": request.engine,
+              "quant": request.precision, "prompt_tokens": request.prompt_tokens,
+              "output_tokens": request.output_tokens, **result.as_dict(),
+              "assumptions": dict(result.setup.constants.assumptions())}
+    if args.json:
+        print(json.dumps(fields, indent=1))
+    else:
+        width = max(map(len, fields))
+        print("\n".join(f"{k:<{width}}  {v}" for k, v in fields.items() if k != "assumptions"))
+    return 0

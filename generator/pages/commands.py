@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
+from ..estimate.serving_setup import ServingPlan
 
 LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0", "q4_0": " --cache-type-k q4_0 --cache-type-v q4_0"}
 VLLM_KV_FLAGS = {"f16": "", "q8_0": " --kv-cache-dtype fp8", "q4_0": " --kv-cache-dtype fp8"}
@@ -62,3 +63,23 @@ def ollama(model: Model, quant: str, context_tokens: int) -> Command | None:
         return None
     return Command("Ollama", f"OLLAMA_CONTEXT_LENGTH={context_tokens} ollama serve &\nollama run {tags[0].tag}",
                    None if tags[0].quant == quant else "ollama_other_quant")
+
+
+def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, utilisation: float) -> Command | None:
+    """``vllm serve`` at the serving plan's operating point: precision, tensor parallel size, request length,
+    concurrent requests and KV dtype, so the command serves what the page's serving numbers describe."""
+    if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
+        return None
+    seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
+    quantize = " --quantization fp8" if plan.precision == "FP8" and model_native(model) != "fp8" else ""
+    kv = " --kv-cache-dtype fp8" if plan.kv_type == "fp8" else ""
+    text = (f"vllm serve {model.hf_repo} \\\n  --tensor-parallel-size {plan.tensor_parallel}"
+            f" --max-model-len {plan.prompt_tokens + plan.output_tokens} --max-num-seqs {seqs}{quantize}{kv}"
+            f" \\\n  --gpu-memory-utilization {utilisation:.2f}")
+    return Command("vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM", text, "serving")
+
+
+def model_native(model: Model) -> str:
+    """The checkpoint's own weight format (fp8, mxfp4 or bf16) as its config.json declares it."""
+    method = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower()
+    return method if method in ("mxfp4", "fp8") else "bf16"

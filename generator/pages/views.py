@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 from ..catalog import freshness
 from ..catalog.schema import Gpu, Model
-from ..estimate import cost
+from ..estimate import cost, serving
 from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
@@ -292,6 +292,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
             "breakeven_months": cost.break_even_months(price, rent, gpu.tdp_w) if rent else None,
             "owned": _owned(price, gpu.tdp_w, e) if e.runs else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
+    view["serving"] = serving_view(results, key, lang, offers)
     view["commands"] = pair_commands(results, key, pick.quant, e)
     # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
     view["recommended"] = lang.shared(("recommended", model.id), lambda: recommended_hardware(results, model.id, lang.code))
@@ -333,10 +334,45 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
     """llama.cpp, vLLM and Ollama commands for the page's recommended setup."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
-    found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"),
-             commands.vllm(model, gpu, 1, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation),
+    plan = results.serving(key.model, key.gpu)[0]
+    vllm = (commands.vllm_serving(model, gpu, plan, results.vllm_utilisation) if plan else
+            commands.vllm(model, gpu, 1, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation))
+    found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), vllm,
              commands.ollama(model, quant, PAGE_CONTEXT_TOKENS)]
     return [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in found if c is not None]
+
+
+SERVING_TABLE_LEVELS = (1, 8, 32, 128, 512)
+
+
+def serving_view(results: Results, key: Any, lang: Lang, offers: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Batched serving with vLLM: the throughput/per-user curve, a table, the operating point and its cost."""
+    plan = results.serving(key.model, key.gpu)[0]
+    if plan is None:
+        return None
+    _ = lang.gettext
+    op = plan.operating
+    chart = charts.curve_chart(
+        _("Throughput per GPU against speed per user"),
+        tuple((p.tokens_per_s_per_user, p.output_tokens_per_s_per_gpu) for p in plan.points),
+        (op.tokens_per_s_per_user, op.output_tokens_per_s_per_gpu) if op else None,
+        serving.MIN_USER_TOKENS_PER_S, _("output tok/s per user"), _("output tok/s per GPU"),
+        _("%(n)s tok/s per user") % {"n": lang.fmt.number(serving.MIN_USER_TOKENS_PER_S, 0)},
+        lambda v: lang.fmt.number(v, 0))
+    rows = [p for p in plan.points if p.concurrency in SERVING_TABLE_LEVELS or p is plan.points[-1]]
+    if op is not None and all(p.concurrency != op.concurrency for p in rows):
+        rows = sorted([*rows, op], key=lambda p: p.concurrency)
+    price = None
+    if offers and op is not None:
+        per_gpu = offers[0]["usd_per_gpu_hour"]
+        output_rate = op.output_tokens_per_s_per_gpu
+        input_rate = op.total_tokens_per_s_per_gpu - output_rate
+        price = {"usd_per_gpu_hour": per_gpu, "offer_label": f"{offers[0]['provider']}, {offers[0]['instance']}",
+                "output_usd_per_mtok": cost.usd_per_million_tokens(output_rate, per_gpu * (1 - op.prefill_share)),
+                "input_usd_per_mtok": cost.usd_per_million_tokens(input_rate, per_gpu * op.prefill_share),
+                "prefill_share": op.prefill_share}
+    return {"plan": plan, "chart": chart, "rows": rows, "operating": op, "cost": price,
+            "floor": serving.MIN_USER_TOKENS_PER_S}
 
 
 def recommended_hardware(results: Results, model_id: str, language: str) -> list[dict[str, Any]]:
@@ -467,12 +503,26 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                                  _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
     return {
         "report": report, "constants": results.constants_table, "chart": chart, "prose": lang.prose("methodology"),
+        "serving": serving_methodology(),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
         "description": _("Formulas per attention kind and quantization, calibrated speed constants and the median and worst error against %(n)s measurements.") % {
             "n": lang.fmt.number(sum(r.rows for r in results.accuracy))},
         "modified": results.calibration_date,
     }
+
+
+def serving_methodology() -> dict[str, Any]:
+    """The serving model's fitted constants per engine and backend and its error, for the methodology page."""
+    from ..estimate import serving_constants
+
+    constants = [{"group": key, "bandwidth_efficiency": c.bandwidth_efficiency,
+                  "compute_efficiency": c.compute_efficiency, "step_ms": c.step_s * 1e3,
+                  "all_reduce_us": c.all_reduce_s * 1e6, "provenance": c.provenance}
+                 for key, c in serving_constants.CONSTANTS.items()]
+    errors = [{"kind": kind, "validation": validation, "rows": rows, "median": median, "within": within}
+              for kind, validation, rows, median, within in serving_constants.CV_STATS + serving_constants.FIT_STATS]
+    return {"constants": constants, "errors": errors, "floor": serving.MIN_USER_TOKENS_PER_S}
 
 
 def notfound_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:

@@ -52,3 +52,21 @@ def test_offer_tables_show_marketed_vram_tier_and_price_age(fixture_site: Path):
     gpu = _text(fixture_site / "de" / "gpus" / "mi300x" / "index.html")
     assert "192 GB 1,99 $ auf Abruf 28.05.2026 0 Tage alt" in gpu
     assert "1.536 GB 15,92 $ auf Abruf" in gpu  # eight GPUs: 1536 GB, not 1649
+
+
+def test_datacenter_pair_page_serves_many_users_at_the_command_s_operating_point(fixture_site: Path):
+    page = fixture_site / "en" / "models" / "gpt-oss-20b" / "mi300x" / "index.html"
+    text = _text(page)
+    assert "Serving many users with vLLM" in text
+    point = re.search(r"Recommended operating point: ([\d,]+) concurrent requests, ([\d,.]+) output tok/s per GPU "
+                      r"at ([\d.]+) tok/s per user", text)
+    assert point and float(point.group(3)) >= 20
+    assert re.search(r"per 1M output tokens and \$[\d.]+ per 1M input tokens", text)
+    command = _head(page, r"(vllm serve [^<]*)")
+    assert f"--max-num-seqs {point.group(1).replace(',', '')}" in command
+    assert "--max-model-len 2048" in command and "--tensor-parallel-size 1" in command
+    assert '<svg class="chart"' in page.read_text(encoding="utf-8").split('id="serving"')[1].split("</section>")[0]
+
+
+def test_consumer_pair_page_has_no_serving_section(fixture_site: Path):
+    assert "Serving many users" not in _text(fixture_site / "en" / "models" / "llama-3.1-8b" / "rx-7900-xtx" / "index.html")
