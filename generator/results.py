@@ -6,14 +6,15 @@ from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
+from .adapters import device_fields, device_spec, model_spec
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
 from .estimate import api, calibration, finetune
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
 from .estimate.cost import HOURS_PER_MONTH
-from .estimate.device import DeviceSpec, device_spec
-from .incremental import ASSUMPTIONS, GPU_FIELDS_OUTSIDE_ESTIMATES, EstimateStore, digest, pack
+from .estimate.device import DeviceSpec
+from .incremental import ASSUMPTIONS, EstimateStore, digest, pack
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -89,12 +90,12 @@ class Results:
 
     @cached_property
     def gpu_spec_digests(self) -> dict[str, str]:
-        """Digest of the GPU fields estimates read (prices and sources excluded)."""
-        return {g: digest(gpu.model_dump_json(exclude=GPU_FIELDS_OUTSIDE_ESTIMATES)) for g, gpu in self.catalog.gpus.items()}
+        """Digest of the GPU fields estimates read, as the adapter reads them (so no price, source or note)."""
+        return {g: digest(gpu.model_dump_json(include=set(device_fields(gpu)))) for g, gpu in self.catalog.gpus.items()}
 
     @cached_property
     def models(self) -> dict[str, ModelSpec]:
-        return {model_id: api.model_spec(model) for model_id, model in self.catalog.models.items()}
+        return {model_id: model_spec(model) for model_id, model in self.catalog.models.items()}
 
     @cached_property
     def devices(self) -> dict[str, DeviceSpec]:
