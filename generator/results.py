@@ -168,6 +168,7 @@ class Results:
             yield self._pick_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield self._sweep_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
         yield self._requirements_key(model_id), lambda: self.model_requirements(model_id)
+        yield self._summary_key(model_id), lambda: self.page_context_requirements(model_id)
         for method in FINETUNE_METHODS:
             yield self._finetune_key(model_id, method), lambda method=method: self.finetune(model_id, method)
         for quant in matrix_quants(self.models[model_id]):
@@ -388,6 +389,20 @@ class Results:
     def _requirements_key(self, model_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[self._reference_id], "requirements")
 
+    def page_context_requirements(self, model_id: str) -> dict[str, int]:
+        """Total memory per ``SUMMARY_QUANTS`` quantization at the pages' context, one sequence, on the reference
+        device (the figures a model page's summary states; kept in the store)."""
+        return self.from_store(self._summary_key(model_id), lambda: {
+            quant: api.estimate(self.models[model_id], self._reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
+                                limits=False).total_bytes for quant in SUMMARY_QUANTS})
+
+    def _summary_key(self, model_id: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[self._reference_id], "summary")
+
+    def fitting_count(self, model_id: str, quant: str) -> int:
+        """How many catalogued GPUs hold this quant fully (fits or tight) at the pages' context."""
+        return sum(1 for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict in ("fits", "tight"))
+
     def cheapest_setups(self, model_id: str) -> list[dict]:
         """Cached :meth:`_cheapest_setups`."""
         return self._per_model("setups", model_id, self._cheapest_setups)
@@ -488,6 +503,7 @@ FINETUNE_METHODS = ("qlora", "lora", "full")
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
+SUMMARY_QUANTS = ("Q4_K_M", "BF16")  # a model page's summary sentence: the usual download and full precision
 
 
 def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None:
