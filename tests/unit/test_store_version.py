@@ -95,3 +95,25 @@ def test_changing_finetune_seq_len_shows_the_new_figures(tmp_path, monkeypatch, 
     forced = _site(project / "forced")
     assert forced != before
     assert (incremental == forced) is store_follows_code
+
+
+def test_store_keys_cover_the_gpu_fields_the_adapter_reads_and_no_other() -> None:
+    """No hand list of fields: what ``device_spec`` reads from an entry is what its store keys digest."""
+    from generator.adapters import device_fields
+    from generator.catalog.load import load_catalog
+    from generator.results import Results
+    from tests.conftest import FIXTURE_PROJECT
+    catalog = load_catalog(FIXTURE_PROJECT / "catalog")
+    gpu = catalog.gpus["rx-7900-xtx"]
+    read = device_fields(gpu)
+    assert {"memory_bytes", "bandwidth_gb_per_s", "backends", "name", "usable_memory_bytes"} <= read
+    assert not read & {"price_usd", "price_kind", "price_date", "sources", "notes", "launch_date", "memory_type"}
+    before = Results(catalog).gpu_spec_digests["rx-7900-xtx"]
+
+    def key_after(**update) -> str:
+        edited = catalog.model_copy(update={"gpus": {**catalog.gpus, gpu.id: gpu.model_copy(update=update)}})
+        return Results(edited).gpu_spec_digests[gpu.id]
+
+    assert key_after(price_usd=1.0, memory_type="GDDR7", launch_date=None) == before
+    assert key_after(bandwidth_gb_per_s=gpu.bandwidth_gb_per_s + 1) != before
+    assert key_after(tdp_w=(gpu.tdp_w or 0) + 1) != before
