@@ -47,10 +47,11 @@ def store_version(module: str, package_dir: Path = GENERATOR_DIR) -> str:
     """Version of stored results computed by ``module``: its source, every package module it imports (directly
     or not, at the top or in a function, with their packages' ``__init__``) and the package's data files they name.
     Any edit that can change a stored value changes this; a template, a view or a translation does not."""
-    sources = {name: _module_path(name, package_dir).read_bytes() for name in imported_modules(module, package_dir)}
+    modules = [path for name in imported_modules(module, package_dir) if (path := _module_path(name, package_dir))]
+    sources = [path.read_bytes() for path in modules]
     data = [p for p in package_dir.rglob("*") if p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
-            and p.is_file() and any(p.name.encode() in source for source in sources.values())]
-    return digest(__version__, files_digest([*map(lambda n: _module_path(n, package_dir), sources), *data], package_dir))
+            and p.is_file() and any(p.name.encode() in source for source in sources)]
+    return digest(__version__, files_digest([*modules, *data], package_dir))
 
 
 def imported_modules(module: str, package_dir: Path = GENERATOR_DIR) -> set[str]:
