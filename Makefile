@@ -7,7 +7,7 @@ JOBS ?= 0
 STRICT ?= 0
 BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) --jobs $(JOBS)
 
-.PHONY: build test serve i18n check prices-report accuracy bench audit browser node clean golden
+.PHONY: build test serve i18n check prices-report accuracy bench bench-scale audit browser node clean golden
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,10 @@ test: $(STAMP) browser node
 
 bench: $(STAMP)
 	$(PY) -m generator.bench
+
+# Full builds of the catalogue and of a synthetic one 10 times its size (models cloned): time and peak memory.
+bench-scale: $(STAMP)
+	$(PY) -m generator.bench --scale 10
 
 audit: build node browser
 	$(PY) -m tests.audit

@@ -1,15 +1,22 @@
-"""``make bench``: full build, no-op rebuild and one-GPU-price edit on a temporary copy of the project."""
+"""``make bench``: full build, no-op rebuild and one-GPU-price edit on a temporary copy of the project.
+``make bench-scale`` (``--scale N``): full builds of the catalogue and of a synthetic one N times its size, each
+in a fresh process, with time and peak memory side by side."""
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import yaml
 
 from .build import BuildOptions, build
 
@@ -41,6 +48,64 @@ def _edit_one_price(catalog: Path) -> str:
     raise SystemExit("no GPU with a price to edit")
 
 
+def scaled_catalog(source: Path, target: Path, factor: int) -> int:
+    """A copy of the catalogue at ``source`` with every model there ``factor`` times: the clones get new ids, names,
+    Hugging Face and GGUF repositories, the same architecture and facts. Returns the number of models."""
+    shutil.copytree(source, target)
+    count = 0
+    for path in sorted((source / "models").glob("*.yaml")):
+        entry = yaml.safe_load(path.read_text(encoding="utf-8"))
+        count += factor
+        for copy in range(2, factor + 1):
+            clone = {**entry, "id": f"{entry['id']}-x{copy}", "name": f"{entry['name']} (x{copy})",
+                     "hf_repo": f"{entry['hf_repo']}-x{copy}",
+                     "gguf": [{**repo, "repo": f"{repo['repo']}-x{copy}"} for repo in entry.get("gguf") or []]}
+            (target / "models" / f"{clone['id']}.yaml").write_text(yaml.safe_dump(clone, sort_keys=False),
+                                                                   encoding="utf-8")
+    return count
+
+
+def _build_process(project: Path) -> tuple[float, int, int]:
+    """One full build of ``project`` in a fresh process: wall seconds, pages, and the peak resident memory (bytes)
+    of its largest process (the build or one of its workers)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    start = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "generator", "build", "--project", str(project),
+                                "--out", str(project / "site"), "--quiet"], stdout=subprocess.PIPE, env=env, text=True)
+    output = process.stdout.read() if process.stdout else ""
+    _, status, usage = os.wait4(process.pid, 0)  # this child's own usage: each build is measured alone
+    process.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.monotonic() - start
+    if process.returncode != 0:
+        raise SystemExit(f"build of {project} failed ({process.returncode}): {output}")
+    return seconds, int(output.split()[0]), usage.ru_maxrss * 1024
+
+
+def scale(factor: int, project: Path = Path(".")) -> int:
+    """Print full-build time and peak memory of the catalogue and of a synthetic one ``factor`` times its size."""
+    before = _reference_loop()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in (1, factor):
+            copy = Path(tmp) / f"x{size}"
+            for part in ("templates", "locales"):
+                shutil.copytree(project / part, copy / part)
+            models = scaled_catalog(project / "catalog", copy / "catalog", size)
+            seconds, pages, peak = _build_process(copy)
+            rows.append((size, models, pages, seconds, peak))
+            shutil.rmtree(copy)  # a 10x site is gigabytes
+    after = _reference_loop()
+    (_, _, base_pages, base_seconds, _) = rows[0]
+    print(f"{'catalogue':<10} {'models':>7} {'pages':>9} {'full build':>11} {'pages/s':>8} {'time/1x':>8} "
+          f"{'s/page vs 1x':>13} {'peak memory':>12}")
+    for size, models, pages, seconds, peak in rows:
+        print(f"{f'{size}x':<10} {models:>7} {pages:>9,} {seconds:>9.1f} s {pages / seconds:>8.0f} "
+              f"{seconds / base_seconds:>7.1f}x {(seconds / pages) / (base_seconds / base_pages):>12.2f}x "
+              f"{peak / 2**30:>8.2f} GiB")
+    print(f"machine speed: reference loop {before:.2f} s before, {after:.2f} s after (lower is faster)")
+    return 0
+
+
 def main(project: Path = Path(".")) -> int:
     """Print the benchmark figures for the current catalogue."""
     before = _reference_loop()
@@ -69,4 +134,8 @@ def main(project: Path = Path(".")) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    parser = argparse.ArgumentParser(prog="python -m generator.bench", description=__doc__)
+    parser.add_argument("--scale", type=int, metavar="N", help="compare full builds of the catalogue and of N times it")
+    parser.add_argument("--project", type=Path, default=Path("."), help="folder with catalog/, templates/, locales/")
+    arguments = parser.parse_args()
+    sys.exit(scale(arguments.scale, arguments.project) if arguments.scale else main(arguments.project))

@@ -21,7 +21,8 @@ from .catalog.load import ParsedFiles, load_catalog
 from .errors import Interrupted, Problem, UserError
 from .pages import assets, context, seo
 from .pages.i18n import compile_locales
-from .incremental import EstimateStore, Manifest, code_digest, collector_paused, digest, estimator_digest, inputs_digest
+from .incremental import (EstimateStore, Manifest, code_digest, collector_paused, digest, inputs_digest,
+                          store_version)
 from .pages.deps import PageDependencies
 from .pages.plan import Page, PageKey, plan_keys, plan_pages
 from .pages.render import Renderer
@@ -303,8 +304,8 @@ def _build(options: BuildOptions) -> BuildReport:
     _strict(options, report)
     clock.lap("load")
     progress.stage("estimating")
-    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle", estimator_digest()),
-                      options.prices_as_of)
+    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
+                                             store_version(Results.__module__)), options.prices_as_of)
     jobs = options.jobs or os.cpu_count() or 1
     renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
     estimate_pages(results, jobs, meanwhile=renderer.load_templates)

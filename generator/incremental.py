@@ -6,6 +6,7 @@ import gc
 import hashlib
 import json
 import pickle
+import re
 from contextlib import contextmanager
 from importlib import metadata
 from dataclasses import dataclass, field
@@ -21,9 +22,6 @@ from .pages.write import inside
 GENERATOR_DIR = Path(__file__).resolve().parent
 # Libraries whose version can change the bytes of a page (templates, escaping, translations, prose, parsing).
 RENDERING_LIBRARIES = ("jinja2", "markupsafe", "babel", "markdown", "pydantic", "pyyaml")
-# GPU fields no estimate reads: editing them must not invalidate cached estimates.
-GPU_FIELDS_OUTSIDE_ESTIMATES = {"price_usd", "price_kind", "price_date", "sources", "notes", "aliases", "launch_date",
-                                "memory_gb", "street_price_usd", "street_price_date"}
 
 
 def digest(*parts: Any) -> str:
@@ -57,11 +55,67 @@ def library_versions() -> tuple[tuple[str, str], ...]:
     return tuple((name, metadata.version(name)) for name in RENDERING_LIBRARIES)
 
 
-def estimator_digest() -> str:
-    """The estimator's code and bundled data: stored estimates stay valid while this is unchanged."""
-    files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts
-             and p.relative_to(GENERATOR_DIR).parts[0] in ("estimate", "data")]
-    return digest(__version__, files_digest(files, GENERATOR_DIR))
+def store_version(module: str, package_dir: Path = GENERATOR_DIR) -> str:
+    """Version of stored results computed by ``module``: its source, every package module it imports (directly
+    or not, at the top or in a function, with their packages' ``__init__``) and the package's data files they name.
+    Any edit that can change a stored value changes this; a template, a view or a translation does not."""
+    modules = [path for name in imported_modules(module, package_dir) if (path := _module_path(name, package_dir))]
+    sources = [path.read_bytes() for path in modules]
+    data = [p for p in package_dir.rglob("*") if p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+            and p.is_file() and any(p.name.encode() in source for source in sources)]
+    return digest(__version__, files_digest([*modules, *data], package_dir))
+
+
+def imported_modules(module: str, package_dir: Path = GENERATOR_DIR) -> set[str]:
+    """``module`` and the modules of the package at ``package_dir`` it imports, directly or not (with each
+    package's ``__init__``: importing a submodule runs it)."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen or _module_path(name, package_dir) is None:
+            continue
+        seen.add(name)
+        todo += [name.rsplit(".", 1)[0]] if "." in name else []
+        todo += module_imports(name, package_dir)
+    return seen
+
+
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n#]*)", re.M)
+
+
+def module_imports(module: str, package_dir: Path = GENERATOR_DIR) -> list[str]:
+    """The package's modules that one module imports anywhere in its source (in functions too). Read as text,
+    not parsed: ten times faster, and a line in a docstring that looks like an import can only add a module."""
+    path = _module_path(module, package_dir)
+    assert path is not None
+    source = path.read_bytes()
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for match in _IMPORT.finditer(source):
+        found += [part.split()[0] for part in match.group(1).decode().split(",") if part.strip()]
+    for match in _FROM_IMPORT.finditer(source):
+        base = match.group(1).decode()
+        dots = len(base) - len(base.lstrip("."))
+        if dots:
+            parent = package.rsplit(".", dots - 1)[0] if dots > 1 else package
+            base = f"{parent}.{base[dots:]}" if base[dots:] else parent
+        names = match.group(2).decode().strip("() \n").replace("\n", " ").split(",")
+        found += [base, *(f"{base}.{part.split()[0]}" for part in names if part.strip())]  # ``from . import x``
+    return [name for name in dict.fromkeys(found) if _module_path(name, package_dir) is not None]
+
+
+def _module_path(module: str, package_dir: Path) -> Path | None:
+    """The source file of a module of the package at ``package_dir`` (None for any other module)."""
+    first, _, rest = module.partition(".")
+    if first != package_dir.name:
+        return None
+    base = package_dir.joinpath(*rest.split(".")) if rest else package_dir
+    for candidate in ((base.with_suffix(".py"),) if rest else ()) + (base / "__init__.py",):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def inputs_digest(project: Path, code: str) -> str:

@@ -8,14 +8,15 @@ from functools import cache, cached_property
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
 from .catalog.freshness import newest_price_date
+from .adapters import device_fields, device_spec, model_spec
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
 from .estimate import api, calibration, finetune, serving_setup
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
 from .estimate.cost import HOURS_PER_MONTH
-from .estimate.device import DeviceSpec, device_spec
-from .incremental import ASSUMPTIONS, GPU_FIELDS_OUTSIDE_ESTIMATES, EstimateStore, digest, pack
+from .estimate.device import DeviceSpec
+from .incremental import ASSUMPTIONS, EstimateStore, digest, pack
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -97,12 +98,12 @@ class Results:
 
     @cached_property
     def gpu_spec_digests(self) -> dict[str, str]:
-        """Digest of the GPU fields estimates read (prices and sources excluded)."""
-        return {g: digest(gpu.model_dump_json(exclude=GPU_FIELDS_OUTSIDE_ESTIMATES)) for g, gpu in self.catalog.gpus.items()}
+        """Digest of the GPU fields estimates read, as the adapter reads them (so no price, source or note)."""
+        return {g: digest(gpu.model_dump_json(include=set(device_fields(gpu)))) for g, gpu in self.catalog.gpus.items()}
 
     @cached_property
     def models(self) -> dict[str, ModelSpec]:
-        return {model_id: api.model_spec(model) for model_id, model in self.catalog.models.items()}
+        return {model_id: model_spec(model) for model_id, model in self.catalog.models.items()}
 
     @cached_property
     def devices(self) -> dict[str, DeviceSpec]:
@@ -175,6 +176,7 @@ class Results:
             yield self._pick_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield self._sweep_key(model_id, gpu_id), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
         yield self._requirements_key(model_id), lambda: self.model_requirements(model_id)
+        yield self._summary_key(model_id), lambda: self.page_context_requirements(model_id)
         for method in FINETUNE_METHODS:
             yield self._finetune_key(model_id, method), lambda method=method: self.finetune(model_id, method)
         for quant in matrix_quants(self.models[model_id]):
@@ -397,6 +399,20 @@ class Results:
     def _requirements_key(self, model_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[self._reference_id], "requirements")
 
+    def page_context_requirements(self, model_id: str) -> dict[str, int]:
+        """Total memory per ``SUMMARY_QUANTS`` quantization at the pages' context, one sequence, on the reference
+        device (the figures a model page's summary states; kept in the store)."""
+        return self.from_store(self._summary_key(model_id), lambda: {
+            quant: api.estimate(self.models[model_id], self._reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
+                                limits=False).total_bytes for quant in SUMMARY_QUANTS})
+
+    def _summary_key(self, model_id: str) -> tuple[str, str, str]:
+        return (self.model_digests[model_id], self.gpu_spec_digests[self._reference_id], "summary")
+
+    def fitting_count(self, model_id: str, quant: str) -> int:
+        """How many catalogued GPUs hold this quant fully (fits or tight) at the pages' context."""
+        return sum(1 for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict in ("fits", "tight"))
+
     def cheapest_setups(self, model_id: str) -> list[dict]:
         """Cached :meth:`_cheapest_setups`."""
         return self._per_model("setups", model_id, self._cheapest_setups)
@@ -535,6 +551,7 @@ FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
 SERVING_SEGMENTS = ("datacenter", "workstation")
+SUMMARY_QUANTS = ("Q4_K_M", "BF16")  # a model page's summary sentence: the usual download and full precision
 
 
 def _setup(results: Results, pick: tuple[float, str, int] | None) -> dict | None:

@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..adapters import device_spec, model_spec
 from ..catalog.load import load_catalog
 from ..catalog.schema import Catalog, Gpu
 from ..errors import Problem, UsageError
 from ..estimate import api, serving_setup
 from ..estimate.architecture import ConfigError
-from ..estimate.device import device_spec
 
 GIB = 2**30
 
@@ -84,7 +84,7 @@ def _model(args: argparse.Namespace, catalog: Catalog | None) -> api.ModelSpec:
     wanted = args.model.strip().lower()
     for model in catalog.models.values():
         if wanted in (model.id, model.hf_repo.lower()):
-            return api.model_spec(model)
+            return model_spec(model)
     raise _bad("--model", f"unknown model {args.model!r} (see `python -m generator list models`)")
 
 

@@ -1,4 +1,5 @@
 """The estimator: memory (architecture, quant, weights, kvcache, runtime, device, fit), speed and cost.
 
-Use ``api.estimate(api.model_spec(model), device.device_spec(gpu), api.Request(...))``.
+Pure functions of typed inputs (``api.ModelSpec``, ``device.DeviceSpec``, ``api.Request``); ``generator.adapters``
+makes those inputs from catalogue entries. Use ``api.estimate(model_spec(model), device_spec(gpu), api.Request(...))``.
 """

@@ -117,20 +117,10 @@ class Estimate(NamedTuple):
 # ---------------------------------------------------------------------------------------------- model specs
 
 
-def _native_format(config: Mapping[str, Any]) -> str:
+def native_format(config: Mapping[str, Any]) -> str:
+    """The checkpoint's own weight format from a config.json: mxfp4, fp8 or bf16."""
     method = str((config.get("quantization_config") or {}).get("quant_method", "")).lower()
     return method if method in ("mxfp4", "fp8") else "bf16"
-
-
-def model_spec(model: Any) -> ModelSpec:
-    """ModelSpec of a catalogue ``generator.catalog.schema.Model``."""
-    arch = parse_hf_config(model.config)
-    sizes: dict[str, int] = {}
-    for repo in model.gguf:
-        for f in repo.files:
-            sizes.setdefault(f.quant, f.size_bytes)
-    return ModelSpec(model.id, model.name, arch, model.total_params, model.active_params or arch.active_params(),
-                     model.context_length, tuple(sizes.items()), _native_format(model.config), model.hf_repo)
 
 
 def spec_from_config(config: Mapping[str, Any], model_id: str = "config", name: str = "config.json") -> ModelSpec:
@@ -140,7 +130,7 @@ def spec_from_config(config: Mapping[str, Any], model_id: str = "config", name: 
         from .architecture import ConfigError
         raise ConfigError("max_position_embeddings", "is required")
     return ModelSpec(model_id, name, arch, arch.total_params(), arch.active_params(), arch.context_length,
-                     native_format=_native_format(config))
+                     native_format=native_format(config))
 
 
 # ---------------------------------------------------------------------------------------------- validation

@@ -14,7 +14,8 @@ from typing import Any, Iterable, Mapping
 
 from . import speed
 from .device import geforce_rate
-from .speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
+from .backend import BackendConstants
+from .speed import AttentionGroup, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
 SPEED_KINDS = ("decode_tps", "prefill_tps")
@@ -197,7 +198,7 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
         flops = entry.fp16_tensor_tflops
         note = "catalogue entry" if flops is not None else f"bandwidth from the catalogue; FP16 FLOPS: {fallback.note}"
         facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
-                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry))
+                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name))
     return facts
 
 

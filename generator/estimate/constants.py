@@ -7,7 +7,7 @@ FLOPS_FALLBACK_STATS: the same hold-out with every GPU's FLOPS hidden (flops_per
 
 from __future__ import annotations
 
-from .speed import BackendConstants
+from .backend import BackendConstants
 
 CONSTANTS: dict[str, BackendConstants] = {
     'cuda': BackendConstants('cuda', bandwidth_efficiency=0.9103448454915676, bandwidth_ceiling_bytes_per_s=1065780453232.0636, kv_efficiency=0.40606864532472575, launch_s=1e-07, launch_per_layer_s=9.1038718675335e-05, split_s=0.00023805177082959165, compute_efficiency=0.4528614068254849, attention_efficiency=1.0, dequant_factor=1.0, pipeline_efficiency=0.7838248819519467, flops_per_byte=196.96370646985673, dequant_bytes_per_weight=3.4060122145219873, score_bytes=28.46901116218242),

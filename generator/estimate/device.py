@@ -13,9 +13,7 @@ Several GPUs add their usable memory; ``parallel`` says how the model is split: 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
-from ..catalog.schema import Gpu
+from typing import Literal, Sequence
 
 GIB = 2**30
 Parallel = Literal["layer", "tensor"]
@@ -52,35 +50,18 @@ class DeviceSpec:
         return self.usable_memory_bytes // self.count
 
 
-def geforce_rate(gpu: Gpu) -> bool:
+def geforce_rate(vendor: str, name: str) -> bool:
     """True for NVIDIA GeForce cards, whose FP16 tensor rate with FP32 accumulate (the catalogued figure) is half
     their FP16-accumulate rate (Ampere GA102 and Ada whitepapers); TITAN, workstation and datacenter parts run both
     at one rate. llama.cpp's cuBLAS F16 GEMMs accumulate in FP16, so the speed model doubles the figure for these."""
-    return gpu.vendor == "nvidia" and "geforce" in gpu.name.lower()
+    return vendor == "nvidia" and "geforce" in name.lower()
 
 
-def usable_bytes(gpu: Gpu) -> tuple[int, str]:
-    """Usable memory of one GPU and the rule that gave it."""
-    if gpu.usable_memory_bytes is not None:
-        return gpu.usable_memory_bytes, "catalogue usable_memory_bytes"
-    if gpu.unified_memory and "metal" in gpu.backends:
-        num, den = APPLE_SMALL_SHARE if gpu.memory_bytes <= APPLE_SMALL_LIMIT_BYTES else APPLE_LARGE_SHARE
-        return gpu.memory_bytes * num // den, f"Apple GPU working set {num}/{den} of unified memory"
-    return gpu.memory_bytes, "whole memory (engine context counted separately)"
-
-
-def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> DeviceSpec:
-    """The estimator's view of ``count`` × ``gpu``."""
-    if count < 1:
-        raise ValueError("count must be at least 1")
-    usable, rule = usable_bytes(gpu)
-    link = gpu.interconnect.bandwidth_gb_per_s * 1e9 if gpu.interconnect else None
-    return DeviceSpec(
-        id=gpu.id, name=gpu.name, count=count, parallel=parallel if count > 1 else "layer",
-        memory_bytes=gpu.memory_bytes * count, usable_memory_bytes=usable * count, usable_rule=rule,
-        bandwidth_bytes_per_s=gpu.bandwidth_gb_per_s * 1e9,
-        fp16_flops=gpu.fp16_tensor_tflops * 1e12 if gpu.fp16_tensor_tflops else None,
-        fp8_flops=gpu.fp8_tensor_tflops * 1e12 if gpu.fp8_tensor_tflops else None,
-        backend=gpu.backends[0], backends=tuple(gpu.backends), unified=gpu.unified_memory, tdp_w=gpu.tdp_w,
-        interconnect_bytes_per_s=link, fp16_accumulate_doubles=geforce_rate(gpu),
-    )
+def usable_memory(memory_bytes: int, catalogued: int | None, unified: bool, backends: Sequence[str]) -> tuple[int, str]:
+    """Usable memory of one GPU and the rule that gave it (``catalogued``: a sourced usable figure, if any)."""
+    if catalogued is not None:
+        return catalogued, "catalogue usable_memory_bytes"
+    if unified and "metal" in backends:
+        num, den = APPLE_SMALL_SHARE if memory_bytes <= APPLE_SMALL_LIMIT_BYTES else APPLE_LARGE_SHARE
+        return memory_bytes * num // den, f"Apple GPU working set {num}/{den} of unified memory"
+    return memory_bytes, "whole memory (engine context counted separately)"

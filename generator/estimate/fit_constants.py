@@ -1,7 +1,7 @@
 """Fit the speed constants per backend family on the calibration file and write constants.py.
 
-Run ``python -m generator.estimate.fit_constants`` (reads catalog/gpus when present; this script may do I/O, the
-estimator may not). Decode constants are fitted on decode rows first, then prefill constants on prefill rows with
+Run ``python -m generator.cli.fit_constants`` (reads catalog/gpus when present: the command does the I/O, this
+module only fits). Decode constants are fitted on decode rows first, then prefill constants on prefill rows with
 the decode constants held. The loss is a soft-L1 (robust) loss on ln(predicted / measured), minimised by a
 Nelder–Mead search in log-parameter space; no row is special-cased. A second fit without the hold-out GPUs
 (``calibration.holdout_gpus``) measures the error on GPUs the constants never saw.
@@ -16,15 +16,14 @@ term with ``dequant_factor`` and ``attention_efficiency``.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 from pathlib import Path
 from typing import Callable, Sequence
 
 from . import calibration
+from .backend import BackendConstants
 from .calibration import Case
-from .speed import BackendConstants
 
 CONSTANTS_PATH = Path(__file__).resolve().parent / "constants.py"
 LOSS_SCALE = 0.1  # soft-L1 turns from quadratic to linear at 10 % error
@@ -165,7 +164,7 @@ def render(constants: dict[str, BackendConstants], holdout: frozenset[str],
         "",
         "from __future__ import annotations",
         "",
-        "from .speed import BackendConstants",
+        "from .backend import BackendConstants",
         "",
         "CONSTANTS: dict[str, BackendConstants] = {",
     ]
@@ -184,54 +183,3 @@ def render(constants: dict[str, BackendConstants], holdout: frozenset[str],
     lines += [f"    {k!r}: {v!r}," for k, v in sorted(gpu_sources.items())]
     lines += ["}", ""]
     return "\n".join(lines)
-
-
-def _format(title: str, stats: list[tuple]) -> str:
-    return "\n".join([title] + [f"  {k:12s} rows {n:4d}  median {m:6.1%}  worst {w:7.1%}  within ±30% {s:6.1%}"
-                                for k, n, m, w, s in stats])
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Fit, print fit and hold-out statistics, and write constants.py unless --dry-run."""
-    parser = argparse.ArgumentParser(prog="python -m generator.estimate.fit_constants", description=__doc__)
-    parser.add_argument("--catalog", type=Path, default=Path("catalog"))
-    parser.add_argument("--dry-run", action="store_true", help="print only; do not write constants.py")
-    args = parser.parse_args(argv)
-    gpus = _catalog_gpus(args.catalog)
-    facts = calibration.gpu_facts(gpus)
-    cases = calibration.speed_cases(calibration.load_measurements(), facts)
-    holdout = calibration.holdout_gpus(cases)
-    train = [c for c in cases if c.gpu_id not in holdout]
-    held = [c for c in cases if c.gpu_id in holdout]
-    held_constants = fit(train)
-    holdout_stats = stats_rows(calibration.speed_points(held, held_constants))
-    fallback_stats = stats_rows(calibration.speed_points(calibration.without_flops(held), held_constants))
-    constants = fit(cases)
-    fit_stats = stats_rows(calibration.speed_points(cases, constants))
-    for c in constants.values():
-        print(c)
-    print(_format("in-sample (all rows)", fit_stats))
-    print(_format(f"hold-out ({', '.join(sorted(holdout))}; fitted without them)", holdout_stats))
-    print(_format("hold-out with every GPU's FLOPS hidden (flops_per_byte fallback)", fallback_stats))
-    if not args.dry_run:
-        sources = {g: f"{f.source} ({f.note})" if f.note else f.source for g, f in facts.items()
-                   if g in {c.gpu_id for c in cases}}
-        CONSTANTS_PATH.write_text(render(constants, holdout, fit_stats, holdout_stats, fallback_stats, sources), encoding="utf-8")
-        print(f"wrote {CONSTANTS_PATH}")
-    return 0
-
-
-def _catalog_gpus(folder: Path) -> dict:
-    if not (folder / "gpus").is_dir():
-        return {}
-    from ..catalog.load import load_catalog
-
-    try:
-        return dict(load_catalog(folder).gpus)
-    except Exception as error:  # a half-written catalogue must not stop a fit: say so and use the fallback table
-        print(f"catalogue not loaded ({error.__class__.__name__}); using the fallback GPU table")
-        return {}
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -15,7 +15,7 @@ this module decides how long it takes. Inputs:
 * ``SpeedDevice`` — bandwidth and dense FP16 tensor FLOPS of ONE GPU, backend, GPU count, ``parallel``
   ("layer": capacity only, one GPU works at a time; "tensor": bandwidth and compute scale with the count,
   minus two all-reduces per layer), interconnect bandwidth, system-RAM and host-link bandwidth.
-* ``BackendConstants`` — fitted per backend family (``constants.py``, written by ``fit_constants``).
+* ``BackendConstants`` (``backend.py``) — fitted per backend family (``constants.py``, written by ``fit_constants``).
 
 Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
@@ -65,6 +65,9 @@ import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
+
+from .backend import BackendConstants
+from .constants import CONSTANTS
 
 Parallel = Literal["layer", "tensor"]
 
@@ -138,49 +141,6 @@ class SpeedDevice:
         return min(c.bandwidth_efficiency * self.bandwidth_bytes_per_s, c.bandwidth_ceiling_bytes_per_s)
 
 
-@dataclass(frozen=True)
-class BackendConstants:
-    """Fitted constants of one backend family (llama.cpp kernels on CUDA, ROCm, Metal, other)."""
-
-    family: str
-    bandwidth_efficiency: float
-    bandwidth_ceiling_bytes_per_s: float
-    kv_efficiency: float
-    launch_s: float
-    launch_per_layer_s: float
-    split_s: float
-    compute_efficiency: float
-    attention_efficiency: float
-    dequant_factor: float
-    pipeline_efficiency: float
-    # Dense FP16 FLOPS per byte/s of datasheet bandwidth for GPUs without a FLOPS figure: the compute-to-bandwidth
-    # balance that best predicts this family's measured prefill rows with every GPU's FLOPS hidden (fit_constants).
-    flops_per_byte: float | None = None
-    # Prefill memory traffic (bandwidth-bound passes, datasheet bandwidth): bytes per block-quantised weight per
-    # micro-batch (dequantisation to F16 before the GEMMs) and bytes per attention score (materialised KQ scores).
-    dequant_bytes_per_weight: float = 0.0
-    score_bytes: float = 0.0
-    fitted: bool = True
-
-    def assumptions(self) -> tuple[tuple[str, str], ...]:
-        """The constants as (key, value) pairs for the pages."""
-        return (
-            ("speed.family", self.family + ("" if self.fitted else " (not fitted: borrowed from CUDA)")),
-            ("speed.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
-            ("speed.bandwidth_ceiling_gb_per_s", f"{self.bandwidth_ceiling_bytes_per_s / 1e9:.0f}"),
-            ("speed.kv_efficiency", f"{self.kv_efficiency:.3f}"),
-            ("speed.launch_s", f"{self.launch_s:.2e} + {self.launch_per_layer_s:.2e} × layers"),
-            ("speed.split_s", f"{self.split_s:.2e} per extra GPU (layer split)"),
-            ("speed.compute_efficiency", f"{self.compute_efficiency:.3f}"),
-            ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),
-            ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
-            ("speed.pipeline_efficiency", f"{self.pipeline_efficiency:.3f}"),
-            ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),
-            ("speed.dequant_bytes_per_weight", f"{self.dequant_bytes_per_weight:.2f}"),
-            ("speed.score_bytes", f"{self.score_bytes:.1f}"),
-        )
-
-
 def family(backend: str) -> str:
     """The constants family of a backend name: cuda, rocm, metal or other."""
     name = backend.lower()
@@ -190,8 +150,6 @@ def family(backend: str) -> str:
 @cache
 def constants_for(backend: str) -> BackendConstants:
     """The fitted constants of a backend's family (families without data borrow CUDA's, marked unfitted)."""
-    from .constants import CONSTANTS
-
     fam = family(backend)
     if fam in CONSTANTS:
         return CONSTANTS[fam]

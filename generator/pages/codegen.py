@@ -8,16 +8,63 @@ lookups and ~60 calls: that was half its render time. Messages, ``{{ _("…") }}
 become their escaped translation as a Python string constant (``%`` the escaped values): a translation is data in
 the compiled code, never template source, so template syntax in a ``.po`` file stays text; and
 number filters, whose output never needs escaping, are written as they are. The output is the same:
-``tests/site/test_codegen.py`` compares every page with stock Jinja's.
+``tests/site/test_codegen.py`` compares pages with stock Jinja's (every fixture page, and a sample of real pages
+of every kind). The rules a template must follow for that are in ``templates/README.md``.
+
+It overrides Jinja internals (``HOOKS``), so pyproject.toml pins Jinja2 to the minor range it was tested on, and
+``code_generator()`` checks at import that the hooks are there and falls back to stock Jinja (slower, same pages)
+when one is missing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+import warnings
+from importlib.metadata import version
+from typing import Any, Callable
 
+import jinja2
+import jinja2.compiler
 from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame, optimizeconst
+from jinja2.compiler import CodeGenerator, Frame
 from markupsafe import Markup
+
+# The Jinja internals this generator relies on: (owner, attribute, parameters it must accept, in order).
+HOOKS: tuple[tuple[Any, str, tuple[str, ...]], ...] = (
+    (CodeGenerator, "_output_child_pre", ("self", "node", "frame", "finalize")),
+    (CodeGenerator, "_FinalizeInfo", ()),
+    (CodeGenerator, "enter_frame", ("self", "frame")),
+    (CodeGenerator, "leave_frame", ("self", "frame", "with_python_scope")),
+    (CodeGenerator, "visit_Template", ("self", "node", "frame")),
+    (CodeGenerator, "visit_Getattr", ("self", "node", "frame")),
+    (CodeGenerator, "visit_Call", ("self", "node", "frame", "forward_caller")),
+    (CodeGenerator, "signature", ("self", "node", "frame")),
+    (jinja2.compiler, "optimizeconst", ("f",)),
+)
+JINJA_VERSION = version("jinja2")
+FRAME_FIELDS = ("buffer", "rootlevel", "block_frame", "eval_ctx")  # set in Frame.__init__, read and written here
+
+
+def missing_hooks() -> list[str]:
+    """The hooks (``HOOKS``, ``Frame`` fields) this Jinja lacks or has with other parameters; empty when usable."""
+    missing = []
+    for owner, name, parameters in HOOKS:
+        found = getattr(owner, name, None)
+        if found is None:
+            missing.append(name)
+        elif parameters and tuple(inspect.signature(found).parameters)[:len(parameters)] != parameters:
+            missing.append(f"{name}{parameters}")
+    try:
+        frame = Frame(nodes.EvalContext(jinja2.Environment()))
+        missing += [f"Frame.{name}" for name in FRAME_FIELDS if not hasattr(frame, name)]
+    except Exception as error:  # noqa: BLE001 - any change in Frame's constructor means the hooks are unsafe
+        missing.append(f"Frame() ({error.__class__.__name__})")
+    return missing
+
+
+def _optimizeconst(f: Callable) -> Callable:
+    """Jinja's ``optimizeconst`` when it exists (``code_generator()`` does not use this class otherwise)."""
+    return getattr(jinja2.compiler, "optimizeconst", lambda g: g)(f)
 
 try:  # markupsafe's C escaper; its Python twin where the C speedups are missing
     from markupsafe._speedups import _escape_inner as _escape_text
@@ -117,7 +164,7 @@ class FastCodeGenerator(CodeGenerator):
             self.write("), ")
         self.write("})")
 
-    @optimizeconst
+    @_optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
         if self.environment.is_async:
             super().visit_Getattr(node, frame)
@@ -147,3 +194,16 @@ class FastCodeGenerator(CodeGenerator):
         if forward_caller or self.environment.is_async or not isinstance(node.node, nodes.Name):
             return False
         return isinstance(self.environment.globals.get(node.node.name), DirectCalls)
+
+
+def code_generator() -> type[CodeGenerator]:
+    """``FastCodeGenerator`` when this Jinja has every hook it overrides, else stock Jinja's (with a warning)."""
+    missing = missing_hooks()
+    if not missing:
+        return FastCodeGenerator
+    warnings.warn(f"Jinja2 {JINJA_VERSION} lacks {', '.join(missing)}: templates compile with stock Jinja "
+                  "(same pages, slower); pyproject.toml names the Jinja2 versions tested", RuntimeWarning, stacklevel=2)
+    return CodeGenerator
+
+
+CODE_GENERATOR = code_generator()  # checked once, at import

@@ -9,6 +9,8 @@ from ..results import FINETUNE_METHODS, Results, matrix_quants
 from .plan import PageKey
 from .views import related_ids
 
+GPU_PRICE_FIELDS = {"price_usd", "price_kind", "price_date"}
+
 
 class PageDependencies:
     """Digests of the inputs behind each page subject (shared by its language versions)."""
@@ -33,8 +35,10 @@ class PageDependencies:
 
     @cached_property
     def _all_gpu_specs(self) -> str:
-        """Every GPU's estimate-relevant facts and name (no prices) and every cloud offer."""
-        return digest(self.results.gpu_specs_digest, sorted(self._offers.items()))
+        """Every GPU's facts but its list price (a model page shows none), and every cloud offer."""
+        gpus = self.results.catalog.gpus
+        return digest(sorted((g, gpu.model_dump_json(exclude=GPU_PRICE_FIELDS)) for g, gpu in gpus.items()),
+                      sorted(self._offers.items()))
 
     @cached_property
     def _summaries(self) -> dict[tuple[str, str], str]:

@@ -21,7 +21,7 @@ from ..cachefile import discard
 from ..incremental import digest, library_versions
 from ..links import href
 from . import codegen
-from .codegen import DirectCalls, FastCodeGenerator, Messages, escape_output
+from .codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translations
 from .labels import translated_labels
 from .views import Lang
@@ -122,9 +122,10 @@ class CheckedBytecodeCache(jinja2.FileSystemBytecodeCache):
 
 
 class PageEnvironment(jinja2.Environment):
-    """Compiles with ``FastCodeGenerator``, which also looks up ``x.key`` in dicts (the views) before attributes."""
+    """Compiles with ``FastCodeGenerator`` (stock Jinja's where this Jinja lacks its hooks), which also looks up
+    ``x.key`` in dicts (the views) before attributes."""
 
-    code_generator_class = FastCodeGenerator
+    code_generator_class = CODE_GENERATOR
     plain_filters = frozenset(("num", "sig", "gib", "gb", "mib", "usd", "pct", "tokens", "params"))  # digits and signs only
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
@@ -180,7 +181,8 @@ def make_environment(templates_dir: Path, catalogue: Translations, language: str
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
     if cache_dir:  # compiled code embeds the translations and our code generator: one cache per version of each
         compiler = digest(library_versions(), *(Path(module.__file__).read_bytes()
-                                                for module in (codegen, sys.modules[__name__])))
+                                                for module in (codegen, sys.modules[__name__])),
+                          codegen.JINJA_VERSION, PageEnvironment.code_generator_class.__qualname__)
         cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()), compiler)}"
         cache_dir.mkdir(parents=True, exist_ok=True)
     env = PageEnvironment(

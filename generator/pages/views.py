@@ -7,6 +7,7 @@ from typing import Any, Callable, TypeVar
 from urllib.parse import urlparse
 
 from ..catalog import freshness
+from ..catalog.licences import licence_name
 from ..catalog.schema import Gpu, Model
 from ..estimate import cost, serving
 from ..estimate.api import Estimate
@@ -202,7 +203,8 @@ def native_precision(model: Model, spec: Any) -> str | None:
 
 def about_model(model: Model, spec: Any) -> dict[str, Any]:
     """Catalogue facts of a model: maker, licence, release, repository, native precision, published files."""
-    return {"org": model.org, "family": model.family, "license": model.license, "release_date": model.release_date,
+    return {"org": model.org, "family": model.family, "license": licence_name(model.license) if model.license else None,
+            "release_date": model.release_date,
             "hf_repo": model.hf_repo, "hf_url": f"https://huggingface.co/{model.hf_repo}",
             "native": native_precision(model, spec),
             "gguf": [{"repo": r.repo, "url": f"https://huggingface.co/{r.repo}", "read": r.read,
@@ -431,6 +433,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     ranked = sorted(results.catalog.gpus, key=lambda g: (RANK[results.pairs[(key.model, g)].estimate.verdict],
                                                            -results.pairs[(key.model, g)].estimate.decode_tokens_per_s, g))
     fitting = sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))
+    summary = results.page_context_requirements(key.model)
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
         "setups": results.cheapest_setups(key.model),
@@ -444,11 +447,9 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "sources": _source_rows([(model.name, model)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
-        "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
-            "model": model.name, "q4": lang.fmt.gib(requirement_rows[0]["cells"]["Q4_K_M"]["total_bytes"]) if requirement_rows else "",
-            "bf16": lang.fmt.gib(requirement_rows[0]["cells"]["BF16"]["total_bytes"]) if requirement_rows else "",
-            "fit": lang.fmt.number(fitting),
-            "n": lang.fmt.number(len(ranked))},
+        "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; at Q4_K_M it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
+            "model": model.name, "q4": lang.fmt.gib(summary["Q4_K_M"]), "bf16": lang.fmt.gib(summary["BF16"]),
+            "fit": lang.fmt.number(results.fitting_count(key.model, "Q4_K_M")), "n": lang.fmt.number(len(ranked))},
         "modified": _latest_read(model),
     }
 

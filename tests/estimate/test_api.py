@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.adapters import device_spec, model_spec
 from generator.catalog.schema import Gpu, Model
 from generator.estimate import api
-from generator.estimate.device import GIB, DeviceSpec, device_spec
+from generator.estimate.device import GIB, DeviceSpec
 from tests.estimate.fixtures import ALL, GPT_OSS_20B, LLAMA_8B, QWEN3_30B, config
 
 MIB = 2**20
@@ -115,7 +116,7 @@ def test_model_spec_from_catalogue_entry():
                   total_params=20_914_757_184, context_length=131072, config=config(GPT_OSS_20B), sources=[source],
                   gguf=[{"repo": "ggml-org/gpt-oss-20b-GGUF", "source_url": "https://huggingface.co/ggml-org",
                          "read": dt.date(2026, 11, 30), "files": [{"quant": "MXFP4_MOE", "size_bytes": 12_000_000_000}]}])
-    s = api.model_spec(model)
+    s = model_spec(model)
     assert s.native_format == "mxfp4" and s.measured_size("MXFP4_MOE") == 12_000_000_000  # a test value
     assert s.active_params == s.architecture.active_params()
 
@@ -204,7 +205,7 @@ def test_every_catalogue_gpu_that_runs_a_model_gets_positive_speeds():
 
     from generator.catalog.load import load_catalog
     catalog = load_catalog(Path("catalog"))
-    model = api.model_spec(catalog.models["llama-3.1-8b"])
+    model = model_spec(catalog.models["llama-3.1-8b"])
     for gpu in catalog.gpus.values():
         e = api.estimate(model, device_spec(gpu), api.Request())
         assert not e.runs or min(e.decode_tokens_per_s, e.prefill_tokens_per_s, e.ttft_s,

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from generator.estimate import speed
-from generator.estimate.speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
+from generator.estimate.backend import BackendConstants
+from generator.estimate.speed import AttentionGroup, SpeedDevice, Workload
 
 # Round constants so expected values can be worked out by hand.
 C = BackendConstants("cuda", bandwidth_efficiency=0.5, bandwidth_ceiling_bytes_per_s=1e15, kv_efficiency=0.25,

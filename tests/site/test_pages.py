@@ -70,3 +70,47 @@ def test_datacenter_pair_page_serves_many_users_at_the_command_s_operating_point
 
 def test_consumer_pair_page_has_no_serving_section(fixture_site: Path):
     assert "Serving many users" not in _text(fixture_site / "en" / "models" / "llama-3.1-8b" / "rx-7900-xtx" / "index.html")
+
+
+def test_licences_show_their_names_not_identifiers(fixture_site: Path):
+    """Issue 17: pages printed the catalogue's identifiers ("Lizenz: mit", "apache-2.0")."""
+    for language, licence_label in (("en", "Licence"), ("de", "Lizenz")):
+        for model, identifier, name in (("llama-3.1-8b", "llama3.1", "Llama 3.1 Community License Agreement"),
+                                        ("gpt-oss-20b", "apache-2.0", "Apache License 2.0"),
+                                        ("deepseek-v3", "deepseek-model-license", "DeepSeek License Agreement")):
+            text = _text(fixture_site / language / "models" / model / "index.html")
+            assert f"{licence_label} {name}" in text and f"{licence_label} {identifier}" not in text, (language, model)
+
+
+def test_every_catalogued_licence_has_a_name():
+    import yaml
+    from generator.catalog.licences import LICENCES
+    catalog = Path(__file__).resolve().parents[2] / "catalog" / "models"
+    used = {yaml.safe_load(p.read_text(encoding="utf-8")).get("license") for p in catalog.glob("*.yaml")} - {None}
+    assert used and used <= set(LICENCES), used - set(LICENCES)
+
+
+def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_names(fixture_site: Path):
+    """Issue 17: the "… with 8K context" figures came from the 4K row of the requirement table, and the GPU count
+    was at each GPU's best quantization, after a sentence about Q4_K_M and BF16."""
+    from generator.catalog.load import load_catalog
+    from generator.estimate import api
+    from generator.pages.i18n import formatter
+    from generator.results import Results
+    results = Results(load_catalog(Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"))
+    gib = formatter("en").gib
+    counts = {}
+    for model_id in sorted(results.models):
+        eight_k = {q: api.estimate(results.models[model_id], results.reference_device(),
+                                   api.Request(quant=q, context_tokens=8192), limits=False).total_bytes
+                   for q in ("Q4_K_M", "BF16")}
+        four_k = results.model_requirements(model_id)[0]
+        assert four_k["context"] == 4096 and four_k["cells"]["Q4_K_M"]["total_bytes"] < eight_k["Q4_K_M"]
+        counts[model_id] = sum(1 for g in results.catalog.gpus
+                               if results.quant_estimate(model_id, g, "Q4_K_M").verdict in ("fits", "tight"))
+        description = _head(fixture_site / "en" / "models" / model_id / "index.html",
+                            r'<meta name="description" content="([^"]*)"')
+        assert (f"needs {gib(eight_k['Q4_K_M'])} at Q4_K_M and {gib(eight_k['BF16'])} at BF16 with 8K context; "
+                f"at Q4_K_M it fits fully on {counts[model_id]} of 2 catalogued GPUs.") in description
+    assert counts["deepseek-v3"] == 0  # 671B at Q4_K_M fits neither GPU, though a smaller quantization fits the MI300X
+    assert any(results.pairs[("deepseek-v3", g)].estimate.verdict in ("fits", "tight") for g in results.catalog.gpus)

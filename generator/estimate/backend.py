@@ -1,0 +1,48 @@
+"""The fitted speed constants of one backend family: their shape (``constants.py`` holds the values)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BackendConstants:
+    """Fitted constants of one backend family (llama.cpp kernels on CUDA, ROCm, Metal, other)."""
+
+    family: str
+    bandwidth_efficiency: float
+    bandwidth_ceiling_bytes_per_s: float
+    kv_efficiency: float
+    launch_s: float
+    launch_per_layer_s: float
+    split_s: float
+    compute_efficiency: float
+    attention_efficiency: float
+    dequant_factor: float
+    pipeline_efficiency: float
+    # Dense FP16 FLOPS per byte/s of datasheet bandwidth for GPUs without a FLOPS figure: the compute-to-bandwidth
+    # balance that best predicts this family's measured prefill rows with every GPU's FLOPS hidden (fit_constants).
+    flops_per_byte: float | None = None
+    # Prefill memory traffic (bandwidth-bound passes, datasheet bandwidth): bytes per block-quantised weight per
+    # micro-batch (dequantisation to F16 before the GEMMs) and bytes per attention score (materialised KQ scores).
+    dequant_bytes_per_weight: float = 0.0
+    score_bytes: float = 0.0
+    fitted: bool = True
+
+    def assumptions(self) -> tuple[tuple[str, str], ...]:
+        """The constants as (key, value) pairs for the pages."""
+        return (
+            ("speed.family", self.family + ("" if self.fitted else " (not fitted: borrowed from CUDA)")),
+            ("speed.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
+            ("speed.bandwidth_ceiling_gb_per_s", f"{self.bandwidth_ceiling_bytes_per_s / 1e9:.0f}"),
+            ("speed.kv_efficiency", f"{self.kv_efficiency:.3f}"),
+            ("speed.launch_s", f"{self.launch_s:.2e} + {self.launch_per_layer_s:.2e} × layers"),
+            ("speed.split_s", f"{self.split_s:.2e} per extra GPU (layer split)"),
+            ("speed.compute_efficiency", f"{self.compute_efficiency:.3f}"),
+            ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),
+            ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
+            ("speed.pipeline_efficiency", f"{self.pipeline_efficiency:.3f}"),
+            ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),
+            ("speed.dequant_bytes_per_weight", f"{self.dequant_bytes_per_weight:.2f}"),
+            ("speed.score_bytes", f"{self.score_bytes:.1f}"),
+        )

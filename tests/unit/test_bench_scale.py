@@ -1,0 +1,34 @@
+"""``make bench-scale``'s synthetic catalogue: every model N times, each clone a valid entry with the original's
+estimates, and a comparison of two full builds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.bench import scale, scaled_catalog
+from generator.catalog.check import check_catalog
+from generator.catalog.load import load_catalog
+from generator.results import Results
+from tests.conftest import FIXTURE_PROJECT, make_project
+
+
+def test_a_scaled_catalogue_clones_every_model_with_new_ids_and_the_same_estimates(tmp_path: Path) -> None:
+    target = tmp_path / "catalog"
+    assert scaled_catalog(FIXTURE_PROJECT / "catalog", target, 3) == 9
+    catalog = check_catalog(load_catalog(target), target)  # unique ids, names and repositories
+    originals = sorted(p.stem for p in (FIXTURE_PROJECT / "catalog" / "models").glob("*.yaml"))
+    assert sorted(catalog.models) == sorted(x for m in originals for x in (m, f"{m}-x2", f"{m}-x3"))
+    assert catalog.gpus.keys() == load_catalog(FIXTURE_PROJECT / "catalog").gpus.keys()
+    results = Results(catalog)
+    for m in originals:
+        assert catalog.models[f"{m}-x3"].hf_repo == catalog.models[m].hf_repo + "-x3"
+        for g in catalog.gpus:
+            assert results.pairs[(f"{m}-x2", g)].estimate.total_bytes == results.pairs[(m, g)].estimate.total_bytes
+
+
+def test_scale_reports_both_builds(tmp_path: Path, capsys) -> None:
+    assert scale(2, make_project(tmp_path)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    one, two = (line.split() for line in lines[1:3])
+    assert (one[0], one[1], two[0], two[1]) == ("1x", "3", "2x", "6")
+    assert int(two[2].replace(",", "")) > int(one[2].replace(",", "")) > 0
