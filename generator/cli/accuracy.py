@@ -67,7 +67,8 @@ def serving_rows(catalog: Path) -> list[dict[str, Any]]:
     rows = [{"kind": k, "validation": v, "rows": n, "median_abs_error": m, "within_25": w}
             for k, v, n, m, w in serving_constants.CV_STATS]
     if (catalog / "models").is_dir():
-        from ..estimate.fit_serving import group, load_cases
+        from ..estimate.fit_serving import group
+        from .fit_serving import load_cases
 
         cases = load_cases(catalog)
         errs = [serving_calibration.errors(c, serving_constants.CONSTANTS[group(c)]) for c in cases]

@@ -24,10 +24,10 @@ import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from . import api, serving
-from .device import DeviceSpec, device_spec
+from .device import DeviceSpec
 from .serving import ServingConstants
 from .serving_setup import ServingError, ServingSetup, setup
 
@@ -140,13 +140,15 @@ class Case:
     setup: ServingSetup
 
 
-def cases(rows: Iterable[Row], models: Mapping[str, api.ModelSpec], gpus: Mapping[str, object]) -> list[Case]:
-    """Rows whose model and GPU are catalogued and whose setup runs (others are skipped, not guessed)."""
+def cases(rows: Iterable[Row], models: Mapping[str, api.ModelSpec],
+          device_of: Callable[[str, int], DeviceSpec | None]) -> list[Case]:
+    """Rows whose model and GPU (``device_of(gpu id, count)``, tensor parallel) are known and whose setup runs
+    (others are skipped, not guessed)."""
     out = []
     for row in rows:
-        if row.model not in models or row.gpu not in gpus:
+        device = device_of(row.gpu, row.gpu_count) if row.model in models else None
+        if device is None:
             continue
-        device: DeviceSpec = device_spec(gpus[row.gpu], row.gpu_count, "tensor")  # type: ignore[arg-type]
         try:
             s = setup(models[row.model], device, row.engine, row.precision, row.prompt, row.output,
                       row.tensor_parallel, row.expert_parallel, row.attention_data_parallel)

@@ -11,7 +11,7 @@ import pytest
 from generator.__main__ import main
 from generator.catalog.load import load_catalog
 from generator.estimate import api, serving, serving_setup
-from generator.estimate.device import device_spec
+from generator.adapters import device_spec, model_spec
 from generator.estimate.serving import ServingConstants, ServingDevice
 from generator.estimate.speed import AttentionGroup, Workload
 
@@ -106,7 +106,7 @@ def catalog():
 
 
 def _estimate(catalog, model: str, gpu: str, count: int, **kw) -> serving_setup.ServingEstimate:
-    spec = api.model_spec(catalog.models[model])
+    spec = model_spec(catalog.models[model])
     return serving_setup.serving_estimate(spec, device_spec(catalog.gpus[gpu], count, "tensor"),
                                           serving_setup.ServingRequest(**kw))
 
