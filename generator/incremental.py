@@ -47,7 +47,7 @@ def code_digest(project: Path) -> str:
 def estimator_digest() -> str:
     """The estimator's code and bundled data: stored estimates stay valid while this is unchanged."""
     files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts
-             and p.parent.name in ("estimate", "data")]
+             and (p.parent.name in ("estimate", "data") or p.name == "results.py")]  # results.py picks setups
     return digest(__version__, files_digest(files, GENERATOR_DIR))
 
 

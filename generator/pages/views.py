@@ -7,11 +7,12 @@ from typing import Any, Callable, TypeVar
 from urllib.parse import urlparse
 
 from ..catalog.schema import Gpu, Model
-from ..estimate import cost
+from ..estimate import cost, fidelity, speed
 from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
-from ..results import FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
+from ..results import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
+                       matrix_quants)
 from . import charts, commands, labels
 from markupsafe import Markup
 
@@ -219,7 +220,7 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
         ceiling = device.bandwidth_bytes_per_s / e.weights_bytes
         insight["ceiling"] = {"ms_per_token": 1000 / ceiling, "tokens_per_s": ceiling,
                               "share": e.decode_tokens_per_s / ceiling}
-    best = next((g for role, g, _ in results.recommendations(model_id) if role == "fastest"), None)
+    best = next((pick.gpu for pick in results.recommendations(model_id) if pick.role == "fastest"), None)
     if best == gpu_id:
         insight["is_fastest"] = True
     elif best and e.runs:
@@ -228,6 +229,15 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
                               "quant": top.quant, "decode": top.estimate.decode_tokens_per_s,
                               "ratio": e.decode_tokens_per_s / top.estimate.decode_tokens_per_s}
     return insight
+
+
+def quality_cells(quant: str, native_format: str) -> dict[str, Any]:
+    """A matrix row's quality: the grade, the published KL divergence against FP16 (None if unmeasured) and whether
+    the quant meets the recommendation floor."""
+    figure = fidelity.figures().get(quant)
+    grade = fidelity.grade(quant, native_format)
+    return {"grade": grade, "kld": figure.kld if figure and grade != "native" else None,
+            "at_floor": grade in fidelity.AT_FLOOR}
 
 
 def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
@@ -244,7 +254,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "utilisation": e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0,
         "offloaded_bytes": max(0, e.total_bytes - e.usable_bytes),
         "split": _split(e),
-        "matrix": [{"quant": q, "est": results.quant_estimate(key.model, key.gpu, q),
+        "matrix": [{"quant": q, "est": results.quant_estimate(key.model, key.gpu, q), **quality_cells(q, spec.native_format),
                     "best_gpu": results.catalog.gpus.get(results.best_gpu(key.model, q) or ""),
                     "best_gpu_path": pair_path(lang.code, key.model, results.best_gpu(key.model, q) or "")}
                    for q in matrix_quants(spec)],
@@ -270,6 +280,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
             "owned": _owned(gpu.price_usd, gpu.tdp_w, e) if e.runs else None}
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["commands"] = pair_commands(results, key, pick.quant, e)
+    view["offload"] = _offload_view(e)
     # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
     view["recommended"] = lang.shared(("recommended", model.id), lambda: recommended_hardware(results, model.id, lang.code))
     view["architecture"] = lang.shared(("architecture", model.id), lambda: architecture_facts(results, model.id))
@@ -289,6 +300,18 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     return view
 
 
+def _offload_view(e: Estimate) -> dict[str, Any] | None:
+    """What stays in system RAM when the model does not fit: expert layers or whole layers, their bytes, and the
+    system-RAM bandwidth the decode speed assumes."""
+    plan = e.offload
+    if plan is None:
+        return None
+    return {"cpu_moe_layers": plan.cpu_moe_layers, "cpu_layers": plan.n_layers - plan.gpu_layers,
+            "n_layers": plan.n_layers, "host_bytes": plan.host_bytes, "expert_bytes": plan.host_expert_bytes,
+            "dense_bytes": plan.host_dense_bytes, "gpu_bytes": plan.gpu_bytes,
+            "host_gb_per_s": speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9}
+
+
 def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
     """Own the GPU for three years at full load: cost per hour and per 1M tokens, energy and speed per dollar."""
     owned = cost.owned_cost(price_usd, tdp_w)
@@ -301,19 +324,28 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
     """llama.cpp, vLLM and Ollama commands for the page's recommended setup."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
+    setup = results.vllm_setup(key.model, key.gpu)
     found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"),
-             commands.vllm(model, gpu, 1, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation),
-             commands.ollama(model, quant, PAGE_CONTEXT_TOKENS)]
-    return [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in found if c is not None]
+             commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation),
+             commands.ollama(model, quant, PAGE_CONTEXT_TOKENS, "f16")]
+    return [{"engine": c.engine, "text": c.text, "remark": c.remark,
+             "setup": setup if c.engine.startswith("vLLM") else None} for c in found if c is not None]
 
 
 def recommended_hardware(results: Results, model_id: str, language: str) -> list[dict[str, Any]]:
-    """Best single GPU, best value, used/older option, Apple unified memory and cheapest cloud, as pair links."""
-    picks = results.recommendations(model_id)
-    return [{"role": role, "gpu": results.catalog.gpus[gpu_id], "path": pair_path(language, model_id, gpu_id),
-             "estimate": results.pairs[(model_id, gpu_id)].estimate, "quant": results.pairs[(model_id, gpu_id)].quant,
-             "offer": offer}
-            for role, gpu_id, offer in picks]
+    """Best single GPU, best value, used/older option, Apple unified memory and cheapest cloud, as pair links, each
+    with the figure it won on and its quality grade."""
+    native = results.models[model_id].native_format
+    rows = []
+    for pick in results.recommendations(model_id):
+        gpu, pair = results.catalog.gpus[pick.gpu], results.pairs[(model_id, pick.gpu)]
+        speed = pair.estimate.decode_tokens_per_s
+        rows.append({"role": pick.role, "gpu": gpu, "path": pair_path(language, model_id, pick.gpu),
+                     "estimate": pair.estimate, "quant": pair.quant, "offer": pick.offer,
+                     "grade": fidelity.grade(pair.quant, native), "below_floor": pick.below_floor,
+                     "usd_per_tok_s": gpu.price_usd / speed if gpu.price_usd and speed else None,
+                     "older_year": OLDER_LAUNCH_YEAR})
+    return rows
 
 
 def architecture_facts(results: Results, model_id: str) -> dict[str, Any]:
