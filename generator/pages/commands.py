@@ -97,7 +97,8 @@ def ollama(model: Model, quant: str, context_tokens: int, kv_type: str) -> Comma
     elif reference:
         name = f"hf.co/{reference}"
     elif model.ollama:
-        name, remark = model.ollama[0].tag, "ollama_other_quant"
+        tag = model.ollama[0]
+        name, remark = tag.tag, "ollama_other_quant" if tag.quant else "ollama_quant_unknown"
     else:
         return None
     env = f"OLLAMA_CONTEXT_LENGTH={context_tokens} OLLAMA_FLASH_ATTENTION=1 {OLLAMA_KV.get(kv_type, '')}"

@@ -191,7 +191,9 @@ def about_model(model: Model, spec: Any) -> dict[str, Any]:
             "gguf": [{"repo": r.repo, "url": f"https://huggingface.co/{r.repo}", "read": r.read,
                       "files": sorted(({"quant": f.quant, "size_bytes": f.size_bytes} for f in r.files),
                                       key=lambda f: -f["size_bytes"])} for r in model.gguf],
-            "ollama": [{"tag": t.tag, "quant": t.quant, "size_bytes": t.size_bytes} for t in model.ollama]}
+            "ollama": [{"tag": t.tag, "quant": t.quant, "size_bytes": t.size_bytes} for t in model.ollama],
+            "checkpoints": [{"repo": c.repo, "quant": c.quant, "url": f"https://huggingface.co/{c.repo}"}
+                            for c in model.checkpoints]}
 
 
 def about_gpu(gpu: Gpu) -> dict[str, Any]:
@@ -397,12 +399,14 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     fitting = sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
+        "quality": {q: fidelity.grade(q, spec.native_format) for q in (requirement_rows[0]["cells"] if requirement_rows else ())},
         "setups": results.cheapest_setups(key.model),
         "finetune": [{"method": m, "est": results.finetune(key.model, m), "gpu": results.finetune_gpu(key.model, m)}
                      for m in FINETUNE_METHODS],
         "architecture": architecture_facts(results, key.model), "about_model": about_model(model, spec),
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
-                   "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
+                   "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate,
+                   "grade": fidelity.grade(results.pairs[(key.model, g)].quant, spec.native_format)}
                   for g in ranked],
         "fits_count": fitting,
         "sources": _source_rows([(model.name, model)], _),
@@ -422,7 +426,8 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     _ = lang.gettext
     gpu = results.catalog.gpus[key.gpu]
     rows = sorted(({"model": results.catalog.models[m], "path": pair_path(lang.code, m, key.gpu),
-                    "quant": results.pairs[(m, key.gpu)].quant, "estimate": results.pairs[(m, key.gpu)].estimate}
+                    "quant": results.pairs[(m, key.gpu)].quant, "estimate": results.pairs[(m, key.gpu)].estimate,
+                    "grade": fidelity.grade(results.pairs[(m, key.gpu)].quant, results.models[m].native_format)}
                    for m in results.catalog.models),
                   key=lambda r: (RANK[r["estimate"].verdict], -r["estimate"].decode_tokens_per_s, r["model"].id))
     fitting = sum(1 for r in rows if r["estimate"].verdict in ("fits", "tight"))

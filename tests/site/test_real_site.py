@@ -10,9 +10,8 @@ import pytest
 from generator.quality import check_site, validate_html
 from generator.quality.lighthouse import audit_site, default_pages
 from generator.quality.vnu import one_page_of_each_kind
-from tests.conftest import run_generator
+from tests.site.conftest import BASE_URL
 
-BASE_URL = "https://vram-atlas.example/"
 NEAR_DUPLICATE = re.compile(r"^(\S+): near-duplicate <main> text, \d+% alike (\S+) ")
 # Pages the estimator cannot tell apart: same architecture (fine-tunes and re-releases) or the same GPU facts.
 # Each is a known limit of the content, listed so that any NEW near-duplicate fails the gate.
@@ -34,15 +33,6 @@ IDENTICAL_ESTIMATES = {
         (f"{language}/gpus/rtx-2060-super/index.html", f"{language}/gpus/rtx-2070-super/index.html"),
     ]
 }
-
-
-@pytest.fixture(scope="session")
-def real_site(tmp_path_factory) -> Path:
-    """The real catalogue, built once per session in strict mode."""
-    site = tmp_path_factory.mktemp("real") / "site"
-    result = run_generator("build", "--out", str(site), "--strict", "--quiet", "--base-url", BASE_URL)
-    assert result.returncode == 0, result.stderr
-    return site
 
 
 @pytest.mark.slow
