@@ -7,6 +7,7 @@ checkpoint with llama.cpp's own converter and quantizer instead of naming a file
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..catalog.schema import Gpu, Model
@@ -17,6 +18,7 @@ LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0",
 VLLM_KV_FLAGS = {"f16": "", "q8_0": " --kv-cache-dtype fp8", "q4_0": " --kv-cache-dtype fp8"}
 OLLAMA_KV = {"f16": "", "q8_0": "OLLAMA_KV_CACHE_TYPE=q8_0 ", "q4_0": "OLLAMA_KV_CACHE_TYPE=q4_0 "}
 # llama-quantize refuses these without an importance matrix (tools/quantize: "requires an importance matrix").
+SPLIT = re.compile(r"-\d{5}-of-\d{5}")  # a split GGUF file's part name
 NEEDS_IMATRIX = {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"}
 
 
@@ -27,6 +29,8 @@ class Command:
     engine: str
     text: str
     remark: str | None = None
+    serves: str | None = None  # the quant the command loads, where it is not the page's (or not recorded)
+    size_bytes: int | None = None  # the published size of what it loads, where catalogued
 
 
 def gguf_reference(model: Model, quant: str) -> str | None:
@@ -86,20 +90,25 @@ def vllm(setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, u
     return Command(engine, text, "vllm_multi_gpu" if setup.gpu_count > 1 else None)
 
 
-def ollama(model: Model, quant: str, context_tokens: int, kv_type: str) -> Command | None:
-    """``ollama run`` of a library tag with this quant, else of a catalogued GGUF repository that has it (Ollama
-    pulls ``hf.co/<repo>:<quant>``), else of a library tag with another quant; None without any."""
-    tags = [t.tag for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
-    reference = gguf_reference(model, quant)
-    remark = None
-    if tags:
-        name = tags[0]
-    elif reference:
-        name = f"hf.co/{reference}"
-    elif model.ollama:
-        tag = model.ollama[0]
-        name, remark = tag.tag, "ollama_other_quant" if tag.quant else "ollama_quant_unknown"
-    else:
-        return None
+def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_type: str) -> Command | None:
+    """``ollama run`` of a library tag with this quant, else of a catalogued single-file GGUF with it (Ollama pulls
+    ``hf.co/<repo>:<quant>``; it cannot pull split files), else of the largest published single file no larger than
+    this quant's (another quantization, said so), else of a library tag with another or an unrecorded quant and no
+    larger file."""
     env = f"OLLAMA_CONTEXT_LENGTH={context_tokens} OLLAMA_FLASH_ATTENTION=1 {OLLAMA_KV.get(kv_type, '')}"
-    return Command("Ollama", f"{env}ollama serve &\nollama run {name}", remark)
+    tags = [t.tag for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
+    if tags:
+        return Command("Ollama", f"{env}ollama serve &\nollama run {tags[0]}", serves=quant)
+    files = [(f.size_bytes, repo.repo, f.quant) for repo in model.gguf for f in repo.files if not SPLIT.search(f.file or "")]
+    same = [f for f in files if f[2] == quant]
+    smaller = sorted(f for f in files if f[0] <= file_bytes)
+    if same or smaller:
+        size, repo, served = (same or smaller)[-1]
+        return Command("Ollama", f"{env}ollama serve &\nollama run hf.co/{repo}:{served}",
+                       None if served == quant else "ollama_smaller_quant", served, size)
+    fitting = [t for t in model.ollama if t.size_bytes is None or t.size_bytes <= file_bytes]
+    if fitting:
+        tag = fitting[0]
+        return Command("Ollama", f"{env}ollama serve &\nollama run {tag.tag}",
+                       "ollama_other_quant" if tag.quant else "ollama_quant_unknown", tag.quant, tag.size_bytes)
+    return None

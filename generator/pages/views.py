@@ -329,8 +329,8 @@ def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) ->
     setup = results.vllm_setup(key.model, key.gpu)
     found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"),
              commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation),
-             commands.ollama(model, quant, PAGE_CONTEXT_TOKENS, "f16")]
-    return [{"engine": c.engine, "text": c.text, "remark": c.remark,
+             commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
+    return [{"engine": c.engine, "text": c.text, "remark": c.remark, "serves": c.serves, "size_bytes": c.size_bytes,
              "setup": setup if c.engine.startswith("vLLM") else None} for c in found if c is not None]
 
 

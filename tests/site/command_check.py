@@ -14,6 +14,7 @@ SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
 COMMAND = re.compile(r'<div class="cmd"([^>]*)><pre><code[^>]*>(.*?)</code>', re.S)
 ATTRIBUTE = re.compile(r'data-([a-z]+)="([^"]*)"')
 PICKED_QUANT = re.compile(r"<dt>[^<]*</dt><dd>([A-Z0-9_]+)</dd>")  # the first KPI: the recommended quantization
+SPLIT_PART = re.compile(r"-\d{5}-of-\d{5}")  # Ollama cannot pull a split GGUF
 LLAMA_KV = {"f16": None, "q8_0": "q8_0", "q4_0": "q4_0"}
 VLLM_KV = {"f16": None, "q8_0": "fp8", "q4_0": "fp8"}
 
@@ -95,8 +96,9 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     return problems
 
 
-def check_ollama(text: str, page: dict[str, str], model: Model) -> list[str]:
-    """Problems of an Ollama command against the page and the catalogue."""
+def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
+    """Problems of an Ollama command against the page and the catalogue: another quant than the page's only from a
+    published file no larger than the page's."""
     lines = _lines(text)
     serve, run = lines[0], lines[-1]
     env = dict(word.split("=", 1) for word in serve if "=" in word)
@@ -109,13 +111,15 @@ def check_ollama(text: str, page: dict[str, str], model: Model) -> list[str]:
         problems.append(f"OLLAMA_KV_CACHE_TYPE {env.get('OLLAMA_KV_CACHE_TYPE')} is not the page's KV type")
     if run[:2] != ["ollama", "run"]:
         return problems + ["no ollama run line"]
-    name = run[2]
+    name, served = run[2], command.get("serves")
     if name.startswith("hf.co/"):
         repo, _, quant = name.removeprefix("hf.co/").partition(":")
-        if quant != page["quant"] or not _gguf_has(model, repo, quant):
-            problems.append(f"{name} is not a catalogued GGUF repository with {page['quant']}")
+        if quant != (served or page["quant"]) or not _gguf_has(model, repo, quant):
+            problems.append(f"{name} is not a catalogued GGUF repository with {served or page['quant']}")
     elif name not in {t.tag for t in model.ollama}:
         problems.append(f"{name} is not a catalogued Ollama tag")
+    if served and served != page["quant"] and int(command.get("size", "0")) > int(page["file"]):
+        problems.append(f"{name} loads {command.get('size')} bytes, more than the page's {page['file']}-byte file")
     return problems
 
 
@@ -140,13 +144,14 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
         elif engine.startswith("vLLM"):
             problems += check_vllm(text, page, command, model)
         elif engine == "Ollama":
-            problems += check_ollama(text, page, model)
+            problems += check_ollama(text, page, command, model)
         else:
             problems.append(f"unknown engine {engine}")
     if page["verdict"] != "no_fit" and "llama.cpp" not in engines:
         problems.append("the model runs but the page has no llama.cpp command")
-    if (model.ollama or any(page["quant"] in {f.quant for f in r.files} for r in model.gguf)) and "Ollama" not in engines:
-        problems.append("an Ollama tag or GGUF repository exists but the page has no Ollama command")
+    single_files = [f for r in model.gguf for f in r.files if not SPLIT_PART.search(f.file or "")]
+    if any(page["quant"] == f.quant for f in single_files) and "Ollama" not in engines:
+        problems.append(f"a GGUF repository publishes {page['quant']} but the page has no Ollama command")
     return problems
 
 

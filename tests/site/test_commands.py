@@ -50,6 +50,13 @@ def test_the_checker_catches_a_checkpoint_larger_than_usable_memory(fixture_site
     assert any("more than the usable 1000" in problem for problem in check_page(wrong, fixture_catalog))
 
 
+def test_the_checker_catches_an_ollama_fallback_larger_than_the_page_file(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    assert 'data-serves="MXFP4_MOE"' in page
+    wrong = page.replace('data-serves="MXFP4_MOE"', 'data-serves="Q8_0" data-size="99999999999"', 1)
+    assert any("loads 99999999999 bytes, more than the page's" in problem for problem in check_page(wrong, fixture_catalog))
+
+
 @pytest.mark.slow
 def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
     catalog = load_catalog(ROOT / "catalog")
