@@ -54,13 +54,17 @@ class PairResult:
 
 def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True) -> PairResult:
     """The best-quality quantization at or above the quality floor that fits, else fits tightly; only then one below
-    the floor that fits or fits tightly; else the smallest that offloads (at the floor first)."""
+    the floor that fits or fits tightly; else the smallest that offloads (at the floor first); else the smallest."""
     for group in ([t for t in tried if at_floor(t[0])], [t for t in tried if not at_floor(t[0])]):
         for wanted in ("fits", "tight"):
             for quant, estimate in group:
                 if estimate.verdict == wanted:
                     return PairResult(quant, estimate)
-    quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], not at_floor(item[0]), item[1].total_bytes))
+    offloaded = [t for t in tried if t[1].verdict == "offload"]
+    if offloaded:
+        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), item[1].total_bytes))
+    else:  # nothing runs: the smallest, to say how far even that is from fitting
+        quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
     return PairResult(quant, estimate)
 
 

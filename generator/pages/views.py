@@ -234,12 +234,9 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
 
 
 def quality_cells(quant: str, native_format: str) -> dict[str, Any]:
-    """A matrix row's quality: the grade, the published KL divergence against FP16 (None if unmeasured) and whether
-    the quant meets the recommendation floor."""
-    figure = fidelity.figures().get(quant)
+    """A matrix row's quality: the grade and whether the quant meets the recommendation floor."""
     grade = fidelity.grade(quant, native_format)
-    return {"grade": grade, "kld": figure.kld if figure and grade != "native" else None,
-            "at_floor": grade in fidelity.AT_FLOOR}
+    return {"grade": grade, "at_floor": grade in fidelity.AT_FLOOR}
 
 
 def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
@@ -251,6 +248,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     e = pick.estimate
     view: dict[str, Any] = {
         "model": model, "gpu": gpu, "spec": spec, "headline": e, "quant": pick.quant, "context": PAGE_CONTEXT_TOKENS,
+        **{f"quant_{k}": value for k, value in quality_cells(pick.quant, spec.native_format).items()},
         "kv_type": "f16", "device_memory_bytes": device.memory_bytes,
         "margin_ratio": e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0,
         "utilisation": e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0,
@@ -324,12 +322,16 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
 
 
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
-    """llama.cpp, vLLM and Ollama commands for the page's recommended setup."""
+    """llama.cpp, vLLM and Ollama commands for the page's recommended setup (vLLM alone where it does not run: its
+    command may need several GPUs)."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
     setup = results.vllm_setup(key.model, key.gpu)
-    found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"),
-             commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation),
-             commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
+    found = [commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation)]
+    if not estimate.runs and setup is None:
+        return []  # nothing runs: the page says so in one sentence
+    if estimate.runs:  # no llama.cpp or Ollama command for a setup that does not run
+        found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
+                 commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
     return [{"engine": c.engine, "text": c.text, "remark": c.remark, "serves": c.serves, "size_bytes": c.size_bytes,
              "setup": setup if c.engine.startswith("vLLM") else None} for c in found if c is not None]
 
@@ -405,8 +407,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                      for m in FINETUNE_METHODS],
         "architecture": architecture_facts(results, key.model), "about_model": about_model(model, spec),
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
-                   "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate,
-                   "grade": fidelity.grade(results.pairs[(key.model, g)].quant, spec.native_format)}
+                   "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
         "fits_count": fitting,
         "sources": _source_rows([(model.name, model)], _),
@@ -426,8 +427,7 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     _ = lang.gettext
     gpu = results.catalog.gpus[key.gpu]
     rows = sorted(({"model": results.catalog.models[m], "path": pair_path(lang.code, m, key.gpu),
-                    "quant": results.pairs[(m, key.gpu)].quant, "estimate": results.pairs[(m, key.gpu)].estimate,
-                    "grade": fidelity.grade(results.pairs[(m, key.gpu)].quant, results.models[m].native_format)}
+                    "quant": results.pairs[(m, key.gpu)].quant, "estimate": results.pairs[(m, key.gpu)].estimate}
                    for m in results.catalog.models),
                   key=lambda r: (RANK[r["estimate"].verdict], -r["estimate"].decode_tokens_per_s, r["model"].id))
     fitting = sum(1 for r in rows if r["estimate"].verdict in ("fits", "tight"))
@@ -471,6 +471,8 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                                  _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
     return {
         "report": report, "constants": results.constants_table, "chart": chart, "prose": lang.prose("methodology"),
+        "quality": [{"figure": f, "grade": fidelity.grade_of_kld(f.kld), "imatrix": None if f.imatrix == "none" else f.imatrix}
+                    for f in fidelity.figures().values()],
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
         "description": _("Formulas per attention kind and quantization, calibrated speed constants and the median and worst error against %(n)s measurements.") % {

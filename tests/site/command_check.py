@@ -13,7 +13,7 @@ from generator.catalog.schema import Catalog, Model
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
 COMMAND = re.compile(r'<div class="cmd"([^>]*)><pre><code[^>]*>(.*?)</code>', re.S)
 ATTRIBUTE = re.compile(r'data-([a-z]+)="([^"]*)"')
-PICKED_QUANT = re.compile(r"<dt>[^<]*</dt><dd>([A-Z0-9_]+)</dd>")  # the first KPI: the recommended quantization
+PICKED_QUANT = re.compile(r"<dt>[^<]*</dt><dd>([A-Z0-9_]+)[ <]")  # the first KPI: the recommended quantization
 SPLIT_PART = re.compile(r"-\d{5}-of-\d{5}")  # Ollama cannot pull a split GGUF
 LLAMA_KV = {"f16": None, "q8_0": "q8_0", "q4_0": "q4_0"}
 VLLM_KV = {"f16": None, "q8_0": "fp8", "q4_0": "fp8"}
@@ -147,10 +147,10 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
             problems += check_ollama(text, page, command, model)
         else:
             problems.append(f"unknown engine {engine}")
-    if page["verdict"] != "no_fit" and "llama.cpp" not in engines:
-        problems.append("the model runs but the page has no llama.cpp command")
+    if (page["verdict"] != "no_fit") != ("llama.cpp" in engines):
+        problems.append(f"llama.cpp command {'llama.cpp' in engines} but the page's verdict is {page['verdict']}")
     single_files = [f for r in model.gguf for f in r.files if not SPLIT_PART.search(f.file or "")]
-    if any(page["quant"] == f.quant for f in single_files) and "Ollama" not in engines:
+    if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in engines:
         problems.append(f"a GGUF repository publishes {page['quant']} but the page has no Ollama command")
     return problems
 

@@ -27,6 +27,9 @@ IDENTICAL_ESTIMATES = {
         (f"{language}/models/deepseek-r1/index.html", f"{language}/models/deepseek-v3/index.html"),
         (f"{language}/gpus/apple-m2-16gb/index.html", f"{language}/gpus/apple-m3-16gb/index.html"),
         (f"{language}/gpus/apple-m2-24gb/index.html", f"{language}/gpus/apple-m3-24gb/index.html"),
+        # Same architecture as the model-page pair above: the pair pages differ only in names and sources, and the
+        # quality grades and pick reasons (identical for identical estimates) tipped this one over 90 %.
+        (f"{language}/models/glm-5/l40s/index.html", f"{language}/models/glm-5.1/l40s/index.html"),
         (f"{language}/models/llama-4-maverick/rtx-2060-super/index.html",
          f"{language}/models/llama-4-maverick/rtx-2070-super/index.html"),
         # Same memory and bandwidth and no sourced FP16 figure for either card: every model row is identical.

@@ -26,3 +26,8 @@ def test_below_the_floor_only_when_nothing_at_it_fits():
 def test_offload_prefers_the_smallest_at_floor_quant():
     tried = _tried(("Q4_K_M", "offload", 20), ("IQ4_XS", "offload", 19), ("Q2_K", "offload", 12), ("IQ1_S", "no_fit", 8))
     assert recommend(tried, fidelity.at_floor).quant == "IQ4_XS"
+
+
+def test_when_nothing_runs_the_smallest_shows_how_far_off_it_is():
+    tried = _tried(("Q4_K_M", "no_fit", 20), ("IQ4_XS", "no_fit", 19), ("IQ1_S", "no_fit", 8))
+    assert recommend(tried, fidelity.at_floor).quant == "IQ1_S"
