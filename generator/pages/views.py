@@ -307,6 +307,7 @@ def _offload_view(e: Estimate) -> dict[str, Any] | None:
     if plan is None:
         return None
     return {"cpu_moe_layers": plan.cpu_moe_layers, "cpu_layers": plan.n_layers - plan.gpu_layers,
+            "gpu_layers": plan.gpu_layers,
             "n_layers": plan.n_layers, "host_bytes": plan.host_bytes, "expert_bytes": plan.host_expert_bytes,
             "dense_bytes": plan.host_dense_bytes, "gpu_bytes": plan.gpu_bytes,
             "host_gb_per_s": speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9}

@@ -12,7 +12,7 @@ from generator.catalog.schema import Catalog, Model
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
 COMMAND = re.compile(r'<div class="cmd"([^>]*)><pre><code[^>]*>(.*?)</code>', re.S)
-ATTRIBUTE = re.compile(r'data-([a-z]+)="([^"]*)"')
+ATTRIBUTE = re.compile(r'data-([a-z-]+)="([^"]*)"')
 PICKED_QUANT = re.compile(r"<dt>[^<]*</dt><dd>([A-Z0-9_]+)[ <]")  # the first KPI: the recommended quantization
 SPLIT_PART = re.compile(r"-\d{5}-of-\d{5}")  # Ollama cannot pull a split GGUF
 LLAMA_KV = {"f16": None, "q8_0": "q8_0", "q4_0": "q4_0"}
@@ -73,6 +73,12 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
     offloaded = "--n-cpu-moe" in opts or opts.get("-ngl") != "999"
     if offloaded != (page["verdict"] == "offload"):
         problems.append(f"offload flags {offloaded} but the page's verdict is {page['verdict']}")
+    if "cpu-moe" in page:  # the offload plan the page states: experts of N layers and the layers kept on the GPU
+        if opts.get("--n-cpu-moe", "0") != page["cpu-moe"]:
+            problems.append(f"--n-cpu-moe {opts.get('--n-cpu-moe')} is not the plan's {page['cpu-moe']} layers")
+        gpu_layers = "999" if page["gpu-layers"] == page["layers"] else page["gpu-layers"]
+        if opts.get("-ngl") != gpu_layers:
+            problems.append(f"-ngl {opts.get('-ngl')} is not the plan's {page['gpu-layers']} of {page['layers']} layers")
     return problems
 
 

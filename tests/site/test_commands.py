@@ -57,6 +57,15 @@ def test_the_checker_catches_an_ollama_fallback_larger_than_the_page_file(fixtur
     assert any("loads 99999999999 bytes, more than the page's" in problem for problem in check_page(wrong, fixture_catalog))
 
 
+def test_the_checker_holds_offload_flags_to_the_stated_plan(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    planned = page.replace('data-verdict="fits"', 'data-verdict="offload" data-cpu-moe="3" data-gpu-layers="24" '
+                           'data-layers="24"', 1)
+    problems = check_page(planned, fixture_catalog)
+    assert any("--n-cpu-moe None is not the plan's 3 layers" in p for p in problems), problems
+    assert any("offload flags False but the page's verdict is offload" in p for p in problems), problems
+
+
 @pytest.mark.slow
 def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
     catalog = load_catalog(ROOT / "catalog")
