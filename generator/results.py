@@ -10,12 +10,13 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 from .catalog.freshness import newest_price_date
 from .adapters import device_fields, device_spec, model_spec
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
-from .estimate import api, calibration, finetune, serving_setup
+from .estimate import api, calibration, fidelity, finetune, serving_setup
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
 from .estimate.cost import HOURS_PER_MONTH
 from .estimate.device import DeviceSpec
+from .estimate.quant import quant_info
 from .incremental import ASSUMPTIONS, EstimateStore, digest, pack
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
@@ -26,6 +27,8 @@ MATRIX = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K"
 PAGE_CONTEXT_TOKENS = 8192
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
+# The quant a model's own Hugging Face repository holds, by its native format (what vLLM loads from it).
+NATIVE_CHECKPOINT = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
 T = TypeVar("T")
 
 
@@ -52,14 +55,43 @@ class PairResult:
     estimate: Estimate
 
 
-def recommend(tried: list[tuple[str, Estimate]]) -> PairResult:
-    """The best-quality quantization that fits; else the one that fits tightly; else the smallest that offloads."""
-    for wanted in ("fits", "tight"):
-        for quant, estimate in tried:
-            if estimate.verdict == wanted:
-                return PairResult(quant, estimate)
-    quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
+def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True) -> PairResult:
+    """The best-quality quantization at or above the quality floor that fits, else fits tightly; only then one below
+    the floor that fits or fits tightly; else the smallest that offloads (at the floor first); else the smallest."""
+    for group in ([t for t in tried if at_floor(t[0])], [t for t in tried if not at_floor(t[0])]):
+        for wanted in ("fits", "tight"):
+            for quant, estimate in group:
+                if estimate.verdict == wanted:
+                    return PairResult(quant, estimate)
+    offloaded = [t for t in tried if t[1].verdict == "offload"]
+    if offloaded:
+        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), item[1].total_bytes))
+    else:  # nothing runs: the smallest, to say how far even that is from fitting
+        quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
     return PairResult(quant, estimate)
+
+
+@dataclass(frozen=True)
+class VllmSetup:
+    """A checkpoint vLLM can serve on ``gpu_count`` of a GPU, with the estimate that says it fits."""
+
+    repo: str
+    quant: str
+    gpu_count: int
+    estimate: Estimate
+
+
+class Pick(NamedTuple):
+    """One recommended GPU for a model: its role, the GPU, a cloud offer (cheapest-cloud role) and whether no GPU
+    held the model at or above the quality floor, so the pick is below it."""
+
+    role: str
+    gpu: str
+    offer: dict | None
+    below_floor: bool
+
+
+OLDER_LAUNCH_YEAR = 2021  # "used or older": launched in this year or before
 
 
 class ContextSweep(NamedTuple):
@@ -116,7 +148,9 @@ class Results:
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
         """The recommended setup of one pair with its full estimate (``pairs`` holds them all; kept in the store)."""
         def choose() -> PairResult:
-            quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(self.models[model_id])]).quant
+            model = self.models[model_id]
+            quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(model)],
+                              lambda q: fidelity.at_floor(q, model.native_format)).quant
             return PairResult(quant, self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=True))
         return self.from_store(self._pick_key(model_id, gpu_id), choose)
 
@@ -265,6 +299,7 @@ class Results:
         self._reference = _reference_device(self.catalog.gpus[self._reference_id])
         self._sweeps: dict[tuple[str, str], ContextSweep] = {}
         self._assumptions: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+        self._vllm: dict[tuple[str, str], VllmSetup | None] = {}
 
     def context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
         """Memory of the pair's recommended quant from 4K to the model's maximum context (cached, and kept in the
@@ -282,6 +317,31 @@ class Results:
         f16, q8 = (api.context_memory(model, device, Request(quant=quant, kv_type=kv), contexts) for kv in ("f16", "q8_0"))
         rows = tuple(zip(contexts, f16.kv_cache_bytes, f16.total_bytes, q8.kv_cache_bytes, q8.total_bytes))
         return ContextSweep(rows, f16.max_context_tokens, q8.max_context_tokens, f16.usable_bytes)
+
+    def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
+        """The checkpoint vLLM serves for this pair: on the fewest GPUs (1, 2, 4 or 8, tensor parallel), the
+        best-precision catalogued checkpoint (the original repository or a published FP8/FP4/AWQ one) that fits at
+        the pages' context; None when none fits eight. vLLM runs only on CUDA and ROCm GPUs."""
+        key = (model_id, gpu_id)
+        if key not in self._vllm:
+            self._vllm[key] = self._vllm_setup(model_id, gpu_id)
+        return self._vllm[key]
+
+    def _vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
+        model, spec, gpu = self.catalog.models[model_id], self.models[model_id], self.catalog.gpus[gpu_id]
+        if self.devices[gpu_id].backend not in ("cuda", "rocm"):
+            return None
+        candidates = [(model.hf_repo, NATIVE_CHECKPOINT[spec.native_format])]
+        candidates += [(c.repo, c.quant) for c in model.checkpoints]
+        candidates.sort(key=lambda c: -quant_info(c[1]).nominal_bits)  # stable: the original first among equals
+        for count in (1, 2, 4, 8):
+            device = self.devices[gpu_id] if count == 1 else device_spec(gpu, count=count, parallel="tensor")
+            for repo, quant in candidates:
+                request = Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, engine="vllm", gpu_count=count)
+                estimate = api.estimate(spec, device, request, limits=False)
+                if estimate.verdict in ("fits", "tight"):
+                    return VllmSetup(repo, quant, count, estimate)
+        return None
 
     # --- cross-page views, each computed once per build -------------------------------------------------
 
@@ -318,31 +378,36 @@ class Results:
         count = -(-need_bytes // self.devices[gpu.id].usable_memory_bytes)
         return (gpu.id, f"{count}× {gpu.name}") if count <= 8 else None
 
-    def recommendations(self, model_id: str) -> list[tuple[str, str, dict | None]]:
-        """(role, gpu id, offer) for best single GPU, best value, used/older, Apple and cheapest cloud (cached)."""
+    def recommendations(self, model_id: str) -> list[Pick]:
+        """Best single GPU, best value, used/older, Apple and cheapest cloud (cached): each among the GPUs whose
+        recommended setup fits with margin at or above the quality floor; below it only when none does."""
         return self._per_model("recommendations", model_id, self._recommendations)
 
-    def _recommendations(self, model_id: str) -> list[tuple[str, str, dict | None]]:
-        gpus = self.catalog.gpus
-        fitting = [g for g in gpus if self.pairs[(model_id, g)].estimate.verdict == "fits"]
+    def _recommendations(self, model_id: str) -> list[Pick]:
+        gpus, native = self.catalog.gpus, self.models[model_id].native_format
+        fits = [g for g in gpus if self.pairs[(model_id, g)].estimate.verdict == "fits"]
+        fitting = [g for g in fits if fidelity.at_floor(self.pairs[(model_id, g)].quant, native)]
+        below = not fitting
+        fitting = fitting or fits
         speed = {g: self.pairs[(model_id, g)].estimate.decode_tokens_per_s for g in gpus}
-        picks: list[tuple[str, str, dict | None]] = []
+        picks: list[Pick] = []
         if fitting:
-            picks.append(("fastest", max(fitting, key=lambda g: (speed[g], g)), None))
+            picks.append(Pick("fastest", max(fitting, key=lambda g: (speed[g], g)), None, below))
             priced = [g for g in fitting if gpus[g].price_usd]
             if priced:
-                picks.append(("value", max(priced, key=lambda g: (speed[g] / gpus[g].price_usd, g)), None))
-            older = [g for g in priced if gpus[g].launch_date and gpus[g].launch_date.year <= 2021]
+                picks.append(Pick("value", min(priced, key=lambda g: (gpus[g].price_usd / speed[g], g)), None, below))
+            older = [g for g in priced if gpus[g].launch_date and gpus[g].launch_date.year <= OLDER_LAUNCH_YEAR]
             if older:
-                picks.append(("older", min(older, key=lambda g: (gpus[g].price_usd, g)), None))
+                picks.append(Pick("older", min(older, key=lambda g: (gpus[g].price_usd, g)), None, below))
             apple = [g for g in fitting if gpus[g].vendor == "apple"]
             if apple:
-                picks.append(("apple", min(apple, key=lambda g: (gpus[g].memory_bytes, -speed[g], g)), None))
+                picks.append(Pick("apple", min(apple, key=lambda g: (gpus[g].memory_bytes, -speed[g], g)), None, below))
             rented = [(o.price_usd_per_hour / o.gpu_count, g, p.name, o) for g in fitting
                       for p, o in self.offers_by_gpu[g]]
             if rented:
                 per_gpu, gpu_id, provider, offer = min(rented, key=lambda r: (r[0], r[1], r[2]))
-                picks.append(("cloud", gpu_id, {"provider": provider, "usd_per_hour": per_gpu, "instance": offer.instance}))
+                picks.append(Pick("cloud", gpu_id, {"provider": provider, "usd_per_hour": per_gpu,
+                                                    "instance": offer.instance}, below))
         return picks
 
     @cached_property

@@ -170,9 +170,13 @@ def quant_problems(model: Model) -> Found:
     named = [(f"gguf.{i}.files.{j}.quant", f.quant) for i, r in enumerate(model.gguf) for j, f in enumerate(r.files)]
     named += [(f"ollama.{i}.quant", t.quant) for i, t in enumerate(model.ollama) if t.quant is not None]
     problems = [(field, f"unknown quant name {name!r}") for field, name in named if not known_quant(name)]
+    problems += [(f"checkpoints.{i}.quant", f"{c.quant!r} is not a format vLLM loads")
+                 for i, c in enumerate(model.checkpoints)
+                 if c.quant not in QUANT_INFO or "vllm" not in QUANT_INFO[c.quant].engines]
     return problems + _future(_source_dates(model) + [("release_date", model.release_date)]
                               + [(f"gguf.{i}.read", r.read) for i, r in enumerate(model.gguf)]
-                              + [(f"ollama.{i}.read", t.read) for i, t in enumerate(model.ollama)])
+                              + [(f"ollama.{i}.read", t.read) for i, t in enumerate(model.ollama)]
+                              + [(f"checkpoints.{i}.read", c.read) for i, c in enumerate(model.checkpoints)])
 
 
 # Per-model checks; other layers may append theirs.

@@ -149,6 +149,17 @@ class OllamaTag(Strict):
     read: dt.date
 
 
+class Checkpoint(Strict):
+    """A published Hugging Face checkpoint vLLM loads (an official FP8/FP4 release, an AWQ/GPTQ repository)."""
+
+    repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
+    quant: QuantName
+    size_bytes: int | None = Field(default=None, gt=0)
+    source_url: str
+    read: dt.date
+    note: str | None = None
+
+
 class Model(Entry):
     """One LLM: identity, licence, and the architecture as its config.json states it."""
 
@@ -164,6 +175,7 @@ class Model(Entry):
     config_revision: str | None = None
     gguf: list[GgufRepo] = []
     ollama: list[OllamaTag] = []
+    checkpoints: list[Checkpoint] = []
 
     @field_validator("config")
     @classmethod

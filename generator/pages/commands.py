@@ -1,25 +1,37 @@
-"""Launch commands for llama.cpp, vLLM and Ollama that match the numbers shown on a page."""
+"""Launch commands for llama.cpp, vLLM and Ollama that match the numbers shown on a page.
+
+Each command names only published weights from the catalogue (a GGUF repository that has the quant, an Ollama
+library tag, a Hugging Face checkpoint); without one, the llama.cpp command builds the file from the original
+checkpoint with llama.cpp's own converter and quantizer instead of naming a file no repository has.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
 from ..estimate.serving_setup import ServingPlan
+from ..results import VllmSetup
 
 LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0", "q4_0": " --cache-type-k q4_0 --cache-type-v q4_0"}
 VLLM_KV_FLAGS = {"f16": "", "q8_0": " --kv-cache-dtype fp8", "q4_0": " --kv-cache-dtype fp8"}
-VLLM_QUANTS = {"BF16", "F16", "FP8", "AWQ-INT4", "NVFP4", "MXFP4_MOE"}
+OLLAMA_KV = {"f16": "", "q8_0": "OLLAMA_KV_CACHE_TYPE=q8_0 ", "q4_0": "OLLAMA_KV_CACHE_TYPE=q4_0 "}
+# llama-quantize refuses these without an importance matrix (tools/quantize: "requires an importance matrix").
+SPLIT = re.compile(r"-\d{5}-of-\d{5}")  # a split GGUF file's part name
+NEEDS_IMATRIX = {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"}
 
 
 @dataclass(frozen=True)
 class Command:
-    """One engine's command line, with the engine label and an optional remark key."""
+    """One engine's command line, with the engine label and an optional remark key (``text`` empty: none runs)."""
 
     engine: str
     text: str
     remark: str | None = None
+    serves: str | None = None  # the quant the command loads, where it is not the page's (or not recorded)
+    size_bytes: int | None = None  # the published size of what it loads, where catalogued
 
 
 def gguf_reference(model: Model, quant: str) -> str | None:
@@ -30,39 +42,77 @@ def gguf_reference(model: Model, quant: str) -> str | None:
     return None
 
 
+def _layers(estimate: Estimate) -> str:
+    """``-ngl`` and, for an offloaded mixture of experts, ``--n-cpu-moe`` from the estimate's memory split."""
+    offload = estimate.offload
+    if offload is None:
+        return "-ngl 999"
+    layers = "-ngl 999" if offload.gpu_layers >= offload.n_layers else f"-ngl {offload.gpu_layers}"
+    return f"{layers} --n-cpu-moe {offload.cpu_moe_layers}" if offload.cpu_moe_layers else layers
+
+
+def _build_steps(model: Model, quant: str) -> str:
+    """Download the original checkpoint, convert it to a BF16 GGUF and quantize it with llama.cpp's tools."""
+    name = model.hf_repo.split("/")[1]
+    steps = [f"hf download {model.hf_repo} --local-dir {name}",
+             f"python convert_hf_to_gguf.py {name} --outtype bf16 --outfile {name}-BF16.gguf"]
+    imatrix = ""
+    if quant in NEEDS_IMATRIX:
+        steps.append(f"llama-imatrix -m {name}-BF16.gguf -f calibration.txt -o {name}-imatrix.gguf")
+        imatrix = f"--imatrix {name}-imatrix.gguf "
+    steps.append(f"llama-quantize {imatrix}{name}-BF16.gguf {name}-{quant}.gguf {quant}")
+    return "\n".join(steps) + "\n"
+
+
 def llama_cpp(model: Model, quant: str, estimate: Estimate, context_tokens: int, kv_type: str) -> Command:
     """``llama-server`` with context, KV type, flash attention and the offload flags the estimate implies."""
     reference = gguf_reference(model, quant)
-    source = f"-hf {reference}" if reference else f"-m {model.id}-{quant}.gguf"
-    offload = estimate.offload
-    if offload is None:
-        layers = "-ngl 999"
-    elif getattr(offload, "cpu_moe_layers", 0):
-        layers = f"-ngl 999 --n-cpu-moe {offload.cpu_moe_layers}"
+    if reference:
+        prefix, source = "", f"-hf {reference}"
     else:
-        layers = f"-ngl {offload.gpu_layers}"
-    text = (f"llama-server {source} \\\n  --ctx-size {context_tokens} {layers} --flash-attn on"
+        prefix, source = _build_steps(model, quant), f"-m {model.hf_repo.split('/')[1]}-{quant}.gguf"
+    text = (f"{prefix}llama-server {source} \\\n  -c {context_tokens} {_layers(estimate)} -fa on"
             f"{LLAMA_KV_FLAGS.get(kv_type, '')} \\\n  --host 127.0.0.1 --port 8080")
-    return Command("llama.cpp", text, None if reference else "no_gguf_repo")
+    remark = None if reference else ("built_imatrix" if quant in NEEDS_IMATRIX else "built")
+    return Command("llama.cpp", text, remark)
 
 
-def vllm(model: Model, gpu: Gpu, gpu_count: int, context_tokens: int, kv_type: str, utilisation: float) -> Command | None:
-    """``vllm serve`` with max length, memory utilisation, tensor parallel size and KV dtype; None on Apple GPUs."""
+def vllm(setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, utilisation: float) -> Command | None:
+    """``vllm serve`` of a checkpoint that fits, with max length, memory utilisation, tensor parallel size and KV
+    dtype; an empty command with a remark when no catalogued checkpoint fits even eight GPUs; None on Apple GPUs."""
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
-    tp = f" --tensor-parallel-size {gpu_count}" if gpu_count > 1 else ""
-    text = (f"vllm serve {model.hf_repo} \\\n  --max-model-len {context_tokens} --gpu-memory-utilization {utilisation:.2f}"
+    engine = "vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM"
+    if setup is None:
+        return Command(engine, "", "vllm_none_fits")
+    tp = f" --tensor-parallel-size {setup.gpu_count}" if setup.gpu_count > 1 else ""
+    text = (f"vllm serve {setup.repo} \\\n  --max-model-len {context_tokens} --gpu-memory-utilization {utilisation:.2f}"
             f"{tp}{VLLM_KV_FLAGS.get(kv_type, '')}")
-    return Command("vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM", text)
+    return Command(engine, text, "vllm_multi_gpu" if setup.gpu_count > 1 else None)
 
 
-def ollama(model: Model, quant: str, context_tokens: int) -> Command | None:
-    """``ollama run`` of a catalogued tag with the page's context length; None without a tag."""
-    tags = [t for t in model.ollama if t.quant in (None, quant)] or list(model.ollama)
-    if not tags:
-        return None
-    return Command("Ollama", f"OLLAMA_CONTEXT_LENGTH={context_tokens} ollama serve &\nollama run {tags[0].tag}",
-                   None if tags[0].quant == quant else "ollama_other_quant")
+def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_type: str) -> Command | None:
+    """``ollama run`` of a library tag with this quant, else of a catalogued single-file GGUF with it (Ollama pulls
+    ``hf.co/<repo>:<quant>``; it cannot pull split files), else of the largest published single file no larger than
+    this quant's (another quantization, said so), else of a library tag with another or an unrecorded quant and no
+    larger file."""
+    env = f"OLLAMA_CONTEXT_LENGTH={context_tokens} OLLAMA_FLASH_ATTENTION=1 {OLLAMA_KV.get(kv_type, '')}"
+    tags = [t.tag for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
+    if tags:
+        return Command("Ollama", f"{env}ollama serve &\nollama run {tags[0]}", serves=quant)
+    files = [(f.size_bytes, repo.repo, f.quant) for repo in model.gguf for f in repo.files if not SPLIT.search(f.file or "")]
+    same = [f for f in files if f[2] == quant]
+    smaller = sorted(f for f in files if f[0] <= file_bytes)
+    if same or smaller:
+        size, repo, served = (same or smaller)[-1]
+        return Command("Ollama", f"{env}ollama serve &\nollama run hf.co/{repo}:{served}",
+                       None if served == quant else "ollama_smaller_quant", served, size)
+    fitting = [t for t in model.ollama if t.size_bytes is None or t.size_bytes <= file_bytes]
+    if fitting:
+        tag = fitting[0]
+        return Command("Ollama", f"{env}ollama serve &\nollama run {tag.tag}",
+                       "ollama_other_quant" if tag.quant else "ollama_quant_unknown", tag.quant, tag.size_bytes)
+    return None
 
 
 def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, utilisation: float) -> Command | None:

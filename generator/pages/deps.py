@@ -51,8 +51,8 @@ class PageDependencies:
     def _model_extras(self, model_id: str) -> tuple:
         """Cross-GPU data a pair page of this model shows: recommendations, best GPU per quant, fine-tuning picks."""
         r = self.results
-        picks = [(role, g, r.gpu_digests[g], self._summaries[(model_id, g)], repr(offer))
-                 for role, g, offer in r.recommendations(model_id)]
+        picks = [(repr(pick), r.gpu_digests[pick.gpu], self._summaries[(model_id, pick.gpu)])
+                 for pick in r.recommendations(model_id)]
         best = [(q, r.best_gpu(model_id, q)) for q in matrix_quants(r.models[model_id])]
         best = [(q, g, r.catalog.gpus[g].name if g else None) for q, g in best]
         finetune = [r.finetune_gpu(model_id, method) for method in FINETUNE_METHODS]

@@ -21,6 +21,8 @@ VERDICT_PHRASE = {"fits": N_("fits with margin"), "tight": N_("fits tightly"), "
 FINETUNE = {"qlora": N_("QLoRA (4-bit base)"), "lora": N_("LoRA (16-bit base)"), "full": N_("Full fine-tuning")}
 ROLE = {"fastest": N_("Best single GPU"), "value": N_("Best value"), "older": N_("Used or older option"),
         "apple": N_("Apple unified memory"), "cloud": N_("Cheapest cloud")}
+QUALITY = {"native": N_("native release"), "near_lossless": N_("near-lossless"), "good": N_("good"),
+           "noticeable": N_("noticeable loss"), "heavy": N_("heavy loss"), "unmeasured": N_("not measured")}
 MIXER = {"full": N_("full attention"), "mla": N_("multi-head latent attention"), "linear": N_("linear attention"),
          "mamba": "Mamba-2", "sliding": N_("sliding-window attention"), "chunked": N_("chunked attention"),
          "none": N_("MLP only")}
@@ -123,7 +125,7 @@ def translated_labels(gettext: Callable[[str], str]) -> dict[str, dict[str, str]
     """Every label table in one language, plus ready-made verdict badges."""
     tables = {"verdict": VERDICT, "verdict_phrase": VERDICT_PHRASE, "finetune": FINETUNE, "role": ROLE,
               "mixer": MIXER, "billing": BILLING, "tier": TIER, "price_kind": PRICE_KIND, "backend": BACKEND,
-              "segment": SEGMENT}
+              "segment": SEGMENT, "quality": QUALITY}
     labels = {name: {code: gettext(text) for code, text in table.items()} for name, table in tables.items()}
     labels["badge"] = {code: Markup(f'<span class="badge v-{code}">{escape(text)}</span>')
                        for code, text in labels["verdict"].items()}

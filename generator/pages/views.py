@@ -9,12 +9,13 @@ from urllib.parse import urlparse
 from ..catalog import freshness
 from ..catalog.licences import licence_name
 from ..catalog.schema import Gpu, Model
-from ..estimate import cost, serving
+from ..estimate import cost, fidelity, serving, speed
 from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
 from ..links import is_safe_href
-from ..results import FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
+from ..results import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
+                       matrix_quants)
 from . import charts, commands, labels
 from markupsafe import Markup
 
@@ -210,7 +211,9 @@ def about_model(model: Model, spec: Any) -> dict[str, Any]:
             "gguf": [{"repo": r.repo, "url": f"https://huggingface.co/{r.repo}", "read": r.read,
                       "files": sorted(({"quant": f.quant, "size_bytes": f.size_bytes} for f in r.files),
                                       key=lambda f: -f["size_bytes"])} for r in model.gguf],
-            "ollama": [{"tag": t.tag, "quant": t.quant, "size_bytes": t.size_bytes} for t in model.ollama]}
+            "ollama": [{"tag": t.tag, "quant": t.quant, "size_bytes": t.size_bytes} for t in model.ollama],
+            "checkpoints": [{"repo": c.repo, "quant": c.quant, "url": f"https://huggingface.co/{c.repo}"}
+                            for c in model.checkpoints]}
 
 
 def about_gpu(gpu: Gpu) -> dict[str, Any]:
@@ -239,7 +242,7 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
         ceiling = device.bandwidth_bytes_per_s / e.weights_bytes
         insight["ceiling"] = {"ms_per_token": 1000 / ceiling, "tokens_per_s": ceiling,
                               "share": e.decode_tokens_per_s / ceiling}
-    best = next((g for role, g, _ in results.recommendations(model_id) if role == "fastest"), None)
+    best = next((pick.gpu for pick in results.recommendations(model_id) if pick.role == "fastest"), None)
     if best == gpu_id:
         insight["is_fastest"] = True
     elif best and e.runs:
@@ -248,6 +251,12 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
                               "quant": top.quant, "decode": top.estimate.decode_tokens_per_s,
                               "ratio": e.decode_tokens_per_s / top.estimate.decode_tokens_per_s}
     return insight
+
+
+def quality_cells(quant: str, native_format: str) -> dict[str, Any]:
+    """A matrix row's quality: the grade and whether the quant meets the recommendation floor."""
+    grade = fidelity.grade(quant, native_format)
+    return {"grade": grade, "at_floor": grade in fidelity.AT_FLOOR}
 
 
 def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
@@ -259,12 +268,13 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     e = pick.estimate
     view: dict[str, Any] = {
         "model": model, "gpu": gpu, "spec": spec, "headline": e, "quant": pick.quant, "context": PAGE_CONTEXT_TOKENS,
+        **{f"quant_{k}": value for k, value in quality_cells(pick.quant, spec.native_format).items()},
         "kv_type": "f16", "device_memory_bytes": device.memory_bytes,
         "margin_ratio": e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0,
         "utilisation": e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0,
         "offloaded_bytes": max(0, e.total_bytes - e.usable_bytes),
         "split": _split(e),
-        "matrix": [{"quant": q, "est": results.quant_estimate(key.model, key.gpu, q),
+        "matrix": [{"quant": q, "est": results.quant_estimate(key.model, key.gpu, q), **quality_cells(q, spec.native_format),
                     "best_gpu": results.catalog.gpus.get(results.best_gpu(key.model, q) or ""),
                     "best_gpu_path": pair_path(lang.code, key.model, results.best_gpu(key.model, q) or "")}
                    for q in matrix_quants(spec)],
@@ -296,6 +306,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["finetune"] = _finetune_rows(results, key.model, key.gpu, lang.code)
     view["serving"] = serving_view(results, key, lang, offers)
     view["commands"] = pair_commands(results, key, pick.quant, e)
+    view["offload"] = _offload_view(e)
     # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
     view["recommended"] = lang.shared(("recommended", model.id), lambda: recommended_hardware(results, model.id, lang.code))
     view["architecture"] = lang.shared(("architecture", model.id), lambda: architecture_facts(results, model.id))
@@ -322,6 +333,17 @@ def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:
     if gpu.price_usd is not None:
         return gpu.price_usd, gpu.price_kind or "msrp", gpu.price_date
     return None
+def _offload_view(e: Estimate) -> dict[str, Any] | None:
+    """What stays in system RAM when the model does not fit: expert layers or whole layers, their bytes, and the
+    system-RAM bandwidth the decode speed assumes."""
+    plan = e.offload
+    if plan is None:
+        return None
+    return {"cpu_moe_layers": plan.cpu_moe_layers, "cpu_layers": plan.n_layers - plan.gpu_layers,
+            "gpu_layers": plan.gpu_layers,
+            "n_layers": plan.n_layers, "host_bytes": plan.host_bytes, "expert_bytes": plan.host_expert_bytes,
+            "dense_bytes": plan.host_dense_bytes, "gpu_bytes": plan.gpu_bytes,
+            "host_gb_per_s": speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9}
 
 
 def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
@@ -334,14 +356,22 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
 
 
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
-    """llama.cpp, vLLM and Ollama commands for the page's recommended setup."""
+    """llama.cpp, vLLM and Ollama commands for the page's recommended setup (vLLM alone where it does not run: its
+    command may need several GPUs)."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
+    setup = results.vllm_setup(key.model, key.gpu)
     plan = results.serving(key.model, key.gpu)[0]
     vllm = (commands.vllm_serving(model, gpu, plan, results.vllm_utilisation) if plan else
-            commands.vllm(model, gpu, 1, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation))
-    found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), vllm,
-             commands.ollama(model, quant, PAGE_CONTEXT_TOKENS)]
-    return [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in found if c is not None]
+            commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation))
+    if not estimate.runs and setup is None and plan is None:
+        return []  # nothing runs: the page says so in one sentence
+    found = [vllm]
+    if estimate.runs:  # no llama.cpp or Ollama command for a setup that does not run
+        found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
+                 commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
+    return [{"engine": c.engine, "text": c.text, "remark": c.remark, "serves": c.serves, "size_bytes": c.size_bytes,
+             "setup": setup if c.engine.startswith("vLLM") and c.remark != "serving" else None}
+            for c in found if c is not None]
 
 
 SERVING_TABLE_LEVELS = (1, 8, 32, 128, 512)
@@ -378,12 +408,19 @@ def serving_view(results: Results, key: Any, lang: Lang, offers: list[dict[str, 
 
 
 def recommended_hardware(results: Results, model_id: str, language: str) -> list[dict[str, Any]]:
-    """Best single GPU, best value, used/older option, Apple unified memory and cheapest cloud, as pair links."""
-    picks = results.recommendations(model_id)
-    return [{"role": role, "gpu": results.catalog.gpus[gpu_id], "path": pair_path(language, model_id, gpu_id),
-             "estimate": results.pairs[(model_id, gpu_id)].estimate, "quant": results.pairs[(model_id, gpu_id)].quant,
-             "offer": offer}
-            for role, gpu_id, offer in picks]
+    """Best single GPU, best value, used/older option, Apple unified memory and cheapest cloud, as pair links, each
+    with the figure it won on and its quality grade."""
+    native = results.models[model_id].native_format
+    rows = []
+    for pick in results.recommendations(model_id):
+        gpu, pair = results.catalog.gpus[pick.gpu], results.pairs[(model_id, pick.gpu)]
+        speed = pair.estimate.decode_tokens_per_s
+        rows.append({"role": pick.role, "gpu": gpu, "path": pair_path(language, model_id, pick.gpu),
+                     "estimate": pair.estimate, "quant": pair.quant, "offer": pick.offer,
+                     "grade": fidelity.grade(pair.quant, native), "below_floor": pick.below_floor,
+                     "usd_per_tok_s": gpu.price_usd / speed if gpu.price_usd and speed else None,
+                     "older_year": OLDER_LAUNCH_YEAR})
+    return rows
 
 
 def architecture_facts(results: Results, model_id: str) -> dict[str, Any]:
@@ -436,6 +473,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     summary = results.page_context_requirements(key.model)
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
+        "quality": {q: fidelity.grade(q, spec.native_format) for q in (requirement_rows[0]["cells"] if requirement_rows else ())},
         "setups": results.cheapest_setups(key.model),
         "finetune": [{"method": m, "est": results.finetune(key.model, m), "gpu": results.finetune_gpu(key.model, m)}
                      for m in FINETUNE_METHODS],
@@ -505,6 +543,8 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     return {
         "report": report, "constants": results.constants_table, "chart": chart, "prose": lang.prose("methodology"),
         "serving": serving_methodology(),
+        "quality": [{"figure": f, "grade": fidelity.grade_of_kld(f.kld), "imatrix": None if f.imatrix == "none" else f.imatrix}
+                    for f in fidelity.figures().values()],
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
         "description": _("Formulas per attention kind and quantization, calibrated speed constants and the median and worst error against %(n)s measurements.") % {

@@ -1,0 +1,171 @@
+"""The command checker: parse every launch command of a built pair page and hold it against the page's own figures
+(context, KV type, quantization, GPU count, memory) and the catalogue (repositories, files, tags)."""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+from pathlib import Path
+
+from generator.catalog.schema import Catalog, Model
+
+SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
+COMMAND = re.compile(r'<div class="cmd"([^>]*)><pre><code[^>]*>(.*?)</code>', re.S)
+ATTRIBUTE = re.compile(r'data-([a-z-]+)="([^"]*)"')
+PICKED_QUANT = re.compile(r"<dt>[^<]*</dt><dd>([A-Z0-9_]+)[ <]")  # the first KPI: the recommended quantization
+SPLIT_PART = re.compile(r"-\d{5}-of-\d{5}")  # Ollama cannot pull a split GGUF
+LLAMA_KV = {"f16": None, "q8_0": "q8_0", "q4_0": "q4_0"}
+VLLM_KV = {"f16": None, "q8_0": "fp8", "q4_0": "fp8"}
+
+
+def _attributes(text: str) -> dict[str, str]:
+    return {key: html.unescape(value) for key, value in ATTRIBUTE.findall(text)}
+
+
+def _options(words: list[str]) -> dict[str, str]:
+    """``--flag value`` pairs of a command line (a flag followed by another flag maps to "")."""
+    found = {}
+    for i, word in enumerate(words):
+        if word.startswith("-"):
+            found[word] = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("-") else ""
+    return found
+
+
+def _lines(text: str) -> list[list[str]]:
+    """Shell words of each command line, with backslash continuations joined."""
+    return [shlex.split(line) for line in text.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+def _gguf_has(model: Model, repo: str, quant: str) -> bool:
+    return any(r.repo == repo and any(f.quant == quant for f in r.files) for r in model.gguf)
+
+
+def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
+    """Problems of a llama.cpp command against the page."""
+    lines = _lines(text)
+    server = next((words for words in lines if words and words[0] == "llama-server"), None)
+    if server is None:
+        return ["no llama-server line"]
+    opts, quant, problems = _options(server), page["quant"], []
+    if opts.get("-c") != page["context"]:
+        problems.append(f"-c {opts.get('-c')} is not the page's context {page['context']}")
+    if opts.get("-fa") != "on":
+        problems.append("flash attention not on")
+    for flag in ("--cache-type-k", "--cache-type-v"):
+        if opts.get(flag) != LLAMA_KV[page["kv"]]:
+            problems.append(f"{flag} {opts.get(flag)} is not the page's KV type {page['kv']}")
+    if "-hf" in opts:
+        repo, _, named = opts["-hf"].partition(":")
+        if named != quant:
+            problems.append(f"-hf names {named}, the page recommends {quant}")
+        if not _gguf_has(model, repo, quant):
+            problems.append(f"{repo} with {quant} is not in the catalogue")
+    elif "-m" in opts:
+        quantize = next((words for words in lines if words and words[0] == "llama-quantize"), None)
+        if quantize is None or quantize[-1] != quant or quantize[-2] != opts["-m"]:
+            problems.append(f"-m {opts['-m']} is not a file the command builds at {quant}")
+        download = next((words for words in lines if words[:2] == ["hf", "download"]), None)
+        if download is None or download[2] != model.hf_repo:
+            problems.append("the build does not download the model's own repository")
+    else:
+        problems.append("neither -hf nor -m")
+    offloaded = "--n-cpu-moe" in opts or opts.get("-ngl") != "999"
+    if offloaded != (page["verdict"] == "offload"):
+        problems.append(f"offload flags {offloaded} but the page's verdict is {page['verdict']}")
+    if "cpu-moe" in page:  # the offload plan the page states: experts of N layers and the layers kept on the GPU
+        if opts.get("--n-cpu-moe", "0") != page["cpu-moe"]:
+            problems.append(f"--n-cpu-moe {opts.get('--n-cpu-moe')} is not the plan's {page['cpu-moe']} layers")
+        gpu_layers = "999" if page["gpu-layers"] == page["layers"] else page["gpu-layers"]
+        if opts.get("-ngl") != gpu_layers:
+            problems.append(f"-ngl {opts.get('-ngl')} is not the plan's {page['gpu-layers']} of {page['layers']} layers")
+    return problems
+
+
+def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
+    """Problems of a vLLM command against the page and the checkpoint's memory."""
+    words = _lines(text)[0]
+    if words[:2] != ["vllm", "serve"]:
+        return ["not a vllm serve line"]
+    opts, problems = _options(words[3:]), []
+    repos = {model.hf_repo, *(c.repo for c in model.checkpoints)}
+    if words[2] not in repos:
+        problems.append(f"{words[2]} is not a catalogued checkpoint of {model.id}")
+    if opts.get("--max-model-len") != page["context"]:
+        problems.append(f"--max-model-len {opts.get('--max-model-len')} is not the page's context")
+    if opts.get("--tensor-parallel-size", "1") != command.get("gpus"):
+        problems.append(f"tensor parallel {opts.get('--tensor-parallel-size', '1')} for {command.get('gpus')} GPUs")
+    if opts.get("--kv-cache-dtype") != VLLM_KV[page["kv"]]:
+        problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the page's KV type")
+    if int(command.get("need", "0")) > int(command.get("usable", "-1")):
+        problems.append(f"checkpoint needs {command.get('need')} bytes, more than the usable {command.get('usable')}")
+    return problems
+
+
+def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
+    """Problems of an Ollama command against the page and the catalogue: another quant than the page's only from a
+    published file no larger than the page's."""
+    lines = _lines(text)
+    serve, run = lines[0], lines[-1]
+    env = dict(word.split("=", 1) for word in serve if "=" in word)
+    problems = []
+    if env.get("OLLAMA_CONTEXT_LENGTH") != page["context"]:
+        problems.append(f"OLLAMA_CONTEXT_LENGTH {env.get('OLLAMA_CONTEXT_LENGTH')} is not the page's context")
+    if env.get("OLLAMA_FLASH_ATTENTION") != "1":
+        problems.append("flash attention not on")
+    if env.get("OLLAMA_KV_CACHE_TYPE") != LLAMA_KV[page["kv"]]:
+        problems.append(f"OLLAMA_KV_CACHE_TYPE {env.get('OLLAMA_KV_CACHE_TYPE')} is not the page's KV type")
+    if run[:2] != ["ollama", "run"]:
+        return problems + ["no ollama run line"]
+    name, served = run[2], command.get("serves")
+    if name.startswith("hf.co/"):
+        repo, _, quant = name.removeprefix("hf.co/").partition(":")
+        if quant != (served or page["quant"]) or not _gguf_has(model, repo, quant):
+            problems.append(f"{name} is not a catalogued GGUF repository with {served or page['quant']}")
+    elif name not in {t.tag for t in model.ollama}:
+        problems.append(f"{name} is not a catalogued Ollama tag")
+    if served and served != page["quant"] and int(command.get("size", "0")) > int(page["file"]):
+        problems.append(f"{name} loads {command.get('size')} bytes, more than the page's {page['file']}-byte file")
+    return problems
+
+
+def check_page(page_html: str, catalog: Catalog) -> list[str]:
+    """Every problem of the launch commands of one pair page."""
+    section = SECTION.search(page_html)
+    if section is None:
+        return ["no launch section"]
+    page = _attributes(section.group(1))
+    model = catalog.models[page["model"]]
+    problems = []
+    shown = PICKED_QUANT.search(page_html)
+    if shown is None or shown.group(1) != page["quant"]:
+        problems.append(f"the page shows {shown and shown.group(1)}, the commands use {page['quant']}")
+    engines = []
+    for attributes, code in COMMAND.findall(section.group(2)):
+        command, text = _attributes(attributes), html.unescape(code)
+        engine = command["engine"]
+        engines.append(engine)
+        if engine == "llama.cpp":
+            problems += check_llama_cpp(text, page, model)
+        elif engine.startswith("vLLM"):
+            problems += check_vllm(text, page, command, model)
+        elif engine == "Ollama":
+            problems += check_ollama(text, page, command, model)
+        else:
+            problems.append(f"unknown engine {engine}")
+    if (page["verdict"] != "no_fit") != ("llama.cpp" in engines):
+        problems.append(f"llama.cpp command {'llama.cpp' in engines} but the page's verdict is {page['verdict']}")
+    single_files = [f for r in model.gguf for f in r.files if not SPLIT_PART.search(f.file or "")]
+    if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in engines:
+        problems.append(f"a GGUF repository publishes {page['quant']} but the page has no Ollama command")
+    return problems
+
+
+def check_site(site: Path, catalog: Catalog, language: str = "en") -> dict[str, list[str]]:
+    """Problems per pair page of a built site (pages without problems left out) and the number of pages read."""
+    found = {}
+    for page in sorted((site / language / "models").glob("*/*/index.html")):
+        problems = check_page(page.read_text(encoding="utf-8"), catalog)
+        if problems:
+            found[str(page.relative_to(site))] = problems
+    return found

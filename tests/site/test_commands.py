@@ -1,0 +1,73 @@
+"""The command checker on built pair pages: every llama.cpp, vLLM and Ollama command matches its page's figures
+and names only catalogued weights; and the checker catches commands that do not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.catalog.load import load_catalog
+from tests.conftest import FIXTURE_PROJECT, ROOT
+from tests.site.command_check import check_page, check_site
+
+PAIR = "en/models/gpt-oss-20b/mi300x/index.html"
+
+
+@pytest.fixture(scope="module")
+def fixture_catalog():
+    return load_catalog(FIXTURE_PROJECT / "catalog")
+
+
+def test_every_fixture_pair_page_passes_the_command_checker(fixture_site: Path, fixture_catalog):
+    pages = list((fixture_site / "en" / "models").glob("*/*/index.html"))
+    assert len(pages) == 6
+    assert check_site(fixture_site, fixture_catalog) == {}
+
+
+def test_the_checker_catches_a_command_that_contradicts_its_page(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    assert check_page(page, fixture_catalog) == []
+    assert "-c 8192 " in page and "--max-model-len 8192 " in page and "OLLAMA_CONTEXT_LENGTH=8192 " in page
+    for wrong, expected in [
+        (page.replace("-c 8192 ", "-c 4096 ", 1), "-c 4096 is not the page's context 8192"),
+        (page.replace("--max-model-len 8192 ", "--max-model-len 131072 ", 1), "--max-model-len 131072"),
+        (page.replace("OLLAMA_CONTEXT_LENGTH=8192 ", "OLLAMA_CONTEXT_LENGTH=2048 ", 1), "OLLAMA_CONTEXT_LENGTH 2048"),
+        (page.replace('data-kv="f16"', 'data-kv="q8_0"', 1), "--cache-type-k None is not the page's KV type q8_0"),
+        (page.replace("vllm serve openai/gpt-oss-20b", "vllm serve someone/gpt-oss-20b-AWQ", 1),
+         "someone/gpt-oss-20b-AWQ is not a catalogued checkpoint"),
+        (page.replace('data-gpus="1"', 'data-gpus="2"', 1), "tensor parallel 1 for 2 GPUs"),
+        (page.replace(' -ngl 999 ', ' -ngl 10 ', 1), "offload flags True but the page's verdict is fits"),
+    ]:
+        assert wrong != page, expected
+        assert any(expected in problem for problem in check_page(wrong, fixture_catalog)), expected
+
+
+def test_the_checker_catches_a_checkpoint_larger_than_usable_memory(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    usable = page.split('data-usable="', 1)[1].split('"', 1)[0]
+    wrong = page.replace(f'data-usable="{usable}"', 'data-usable="1000"', 1)
+    assert any("more than the usable 1000" in problem for problem in check_page(wrong, fixture_catalog))
+
+
+def test_the_checker_catches_an_ollama_fallback_larger_than_the_page_file(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    assert 'data-serves="MXFP4_MOE"' in page
+    wrong = page.replace('data-serves="MXFP4_MOE"', 'data-serves="Q8_0" data-size="99999999999"', 1)
+    assert any("loads 99999999999 bytes, more than the page's" in problem for problem in check_page(wrong, fixture_catalog))
+
+
+def test_the_checker_holds_offload_flags_to_the_stated_plan(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    planned = page.replace('data-verdict="fits"', 'data-verdict="offload" data-cpu-moe="3" data-gpu-layers="24" '
+                           'data-layers="24"', 1)
+    problems = check_page(planned, fixture_catalog)
+    assert any("--n-cpu-moe None is not the plan's 3 layers" in p for p in problems), problems
+    assert any("offload flags False but the page's verdict is offload" in p for p in problems), problems
+
+
+@pytest.mark.slow
+def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
+    catalog = load_catalog(ROOT / "catalog")
+    problems = check_site(real_site, catalog)
+    assert problems == {}, "\n".join(f"{page}: {p}" for page, found in list(problems.items())[:20] for p in found)

@@ -1,0 +1,55 @@
+"""Launch commands from catalogue entries: which published weights each engine names, and the build fallback."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from generator.catalog.load import load_catalog
+from generator.pages import commands
+from tests.conftest import FIXTURE_PROJECT
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return load_catalog(FIXTURE_PROJECT / "catalog").models["llama-3.1-8b"]
+
+
+def _estimate(offload=None):
+    return SimpleNamespace(offload=offload)
+
+
+def test_a_published_quant_is_pulled_from_its_repository(llama):
+    command = commands.llama_cpp(llama, "Q6_K", _estimate(), 8192, "q8_0")
+    assert command.text.startswith("llama-server -hf bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q6_K \\\n")
+    assert "-c 8192 -ngl 999 -fa on --cache-type-k q8_0 --cache-type-v q8_0" in command.text and command.remark is None
+
+
+def test_an_unpublished_quant_is_built_from_the_original_checkpoint(llama):
+    text = commands.llama_cpp(llama, "IQ2_XXS", _estimate(), 4096, "f16").text.splitlines()
+    name = llama.hf_repo.split("/")[1]
+    assert text[0] == f"hf download {llama.hf_repo} --local-dir {name}"
+    assert text[2].startswith("llama-imatrix ")  # llama-quantize refuses IQ2_XXS without an importance matrix
+    assert text[3] == f"llama-quantize --imatrix {name}-imatrix.gguf {name}-BF16.gguf {name}-IQ2_XXS.gguf IQ2_XXS"
+    assert text[4] == f"llama-server -m {name}-IQ2_XXS.gguf \\"
+
+
+def test_offload_flags_follow_the_plan(llama):
+    experts = SimpleNamespace(gpu_layers=48, n_layers=48, cpu_moe_layers=30)
+    layers = SimpleNamespace(gpu_layers=20, n_layers=32, cpu_moe_layers=0)
+    assert "-ngl 999 --n-cpu-moe 30 " in commands.llama_cpp(llama, "Q6_K", _estimate(experts), 8192, "f16").text
+    assert "-ngl 20 -fa on" in commands.llama_cpp(llama, "Q6_K", _estimate(layers), 8192, "f16").text
+
+
+def test_ollama_prefers_the_library_tag_then_the_repository_then_a_smaller_published_file(llama):
+    assert commands.ollama(llama, "Q4_K_M", 4_920_739_168, 8192, "f16").text.endswith("ollama run llama3.1:8b")
+    assert commands.ollama(llama, "Q8_0", 8_540_771_264, 8192, "f16").text.endswith(
+        "ollama run hf.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q8_0")
+    # Q5_K_M is not published: the largest file no larger than it is Q4_K_M (4,920,739,168 bytes < 5.7e9)
+    smaller = commands.ollama(llama, "Q5_K_M", 5_700_000_000, 8192, "q8_0")
+    assert smaller.text == ("OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve &\n"
+                            "ollama run hf.co/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M")
+    assert (smaller.remark, smaller.serves) == ("ollama_smaller_quant", "Q4_K_M")
+    # Nothing published is small enough and the library tag is larger: no command
+    assert commands.ollama(llama, "IQ1_S", 2_000_000_000, 8192, "f16") is None

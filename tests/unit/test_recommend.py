@@ -1,0 +1,33 @@
+"""The recommendation policy: the best quality at or above the floor that fits; below it only when nothing fits."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from generator.estimate import fidelity
+from generator.results import recommend
+
+
+def _tried(*rows: tuple[str, str, int]) -> list:
+    return [(quant, SimpleNamespace(verdict=verdict, total_bytes=size)) for quant, verdict, size in rows]
+
+
+def test_an_at_floor_quant_that_fits_tightly_beats_a_below_floor_one_with_margin():
+    tried = _tried(("Q8_0", "no_fit", 30), ("Q4_K_M", "tight", 20), ("Q3_K_M", "fits", 15), ("IQ1_S", "fits", 8))
+    assert recommend(tried, fidelity.at_floor).quant == "Q4_K_M"
+    assert recommend(tried).quant == "Q3_K_M"  # without a floor: the best quality that fits with margin
+
+
+def test_below_the_floor_only_when_nothing_at_it_fits():
+    tried = _tried(("Q4_K_M", "offload", 20), ("IQ4_XS", "offload", 19), ("Q2_K", "tight", 12), ("IQ1_S", "fits", 8))
+    assert recommend(tried, fidelity.at_floor).quant == "IQ1_S"
+
+
+def test_offload_prefers_the_smallest_at_floor_quant():
+    tried = _tried(("Q4_K_M", "offload", 20), ("IQ4_XS", "offload", 19), ("Q2_K", "offload", 12), ("IQ1_S", "no_fit", 8))
+    assert recommend(tried, fidelity.at_floor).quant == "IQ4_XS"
+
+
+def test_when_nothing_runs_the_smallest_shows_how_far_off_it_is():
+    tried = _tried(("Q4_K_M", "no_fit", 20), ("IQ4_XS", "no_fit", 19), ("IQ1_S", "no_fit", 8))
+    assert recommend(tried, fidelity.at_floor).quant == "IQ1_S"
