@@ -11,6 +11,7 @@ from pathlib import Path
 from generator.catalog.schema import Catalog, Model
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
+SERVING = re.compile(r'<section id="serving"([^>]*)>')
 COMMAND = re.compile(r'<div class="cmd"([^>]*)><pre><code[^>]*>(.*?)</code>', re.S)
 ATTRIBUTE = re.compile(r'data-([a-z-]+)="([^"]*)"')
 PICKED_QUANT = re.compile(r"<dt>[^<]*</dt><dd>([A-Z0-9_]+)[ <]")  # the first KPI: the recommended quantization
@@ -102,6 +103,27 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     return problems
 
 
+def check_vllm_serving(text: str, serving: dict[str, str], model: Model) -> list[str]:
+    """Problems of a vLLM command that serves the serving section's operating point, against that section."""
+    words = _lines(text)[0]
+    if words[:2] != ["vllm", "serve"]:
+        return ["not a vllm serve line"]
+    opts, problems = _options(words[3:]), []
+    if words[2] != model.hf_repo:
+        problems.append(f"{words[2]} is not {model.id}'s own checkpoint")
+    for flag, key in (("--tensor-parallel-size", "tp"), ("--max-model-len", "context"), ("--max-num-seqs", "seqs")):
+        if opts.get(flag) != serving.get(key):
+            problems.append(f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}")
+    if int(serving.get("seqs", "0")) > int(serving.get("max", "-1")):
+        problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
+    if opts.get("--kv-cache-dtype", "auto") != serving.get("kv"):
+        problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the serving section's {serving.get('kv')}")
+    native_fp8 = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower() == "fp8"
+    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and not native_fp8):
+        problems.append(f"--quantization {opts.get('--quantization')} for precision {serving.get('precision')}")
+    return problems
+
+
 def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
     """Problems of an Ollama command against the page and the catalogue: another quant than the page's only from a
     published file no larger than the page's."""
@@ -147,6 +169,10 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
         engines.append(engine)
         if engine == "llama.cpp":
             problems += check_llama_cpp(text, page, model)
+        elif engine.startswith("vLLM") and "serving" in command:
+            serving = SERVING.search(page_html)
+            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model) if serving
+                         else ["a serving command without a serving section"])
         elif engine.startswith("vLLM"):
             problems += check_vllm(text, page, command, model)
         elif engine == "Ollama":

@@ -11,7 +11,8 @@ from generator.catalog.load import load_catalog
 from tests.conftest import FIXTURE_PROJECT, ROOT
 from tests.site.command_check import check_page, check_site
 
-PAIR = "en/models/gpt-oss-20b/mi300x/index.html"
+PAIR = "en/models/gpt-oss-20b/rx-7900-xtx/index.html"  # a consumer card: the single-stream vLLM command
+SERVING_PAIR = "en/models/gpt-oss-20b/mi300x/index.html"  # a datacenter card: vLLM at the serving operating point
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +65,21 @@ def test_the_checker_holds_offload_flags_to_the_stated_plan(fixture_site: Path, 
     problems = check_page(planned, fixture_catalog)
     assert any("--n-cpu-moe None is not the plan's 3 layers" in p for p in problems), problems
     assert any("offload flags False but the page's verdict is offload" in p for p in problems), problems
+
+
+def test_the_checker_holds_a_serving_command_to_its_operating_point(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / SERVING_PAIR).read_text(encoding="utf-8")
+    assert check_page(page, fixture_catalog) == []
+    seqs = page.split('data-seqs="', 1)[1].split('"', 1)[0]
+    assert f"--max-num-seqs {seqs} " in page or f"--max-num-seqs {seqs}\n" in page or f"--max-num-seqs {seqs}" in page
+    for wrong, expected in [
+        (page.replace(f"--max-num-seqs {seqs}", "--max-num-seqs 100000", 1), "--max-num-seqs 100000 is not"),
+        (page.replace(f'data-seqs="{seqs}"', 'data-seqs="99999999"', 1), "more than the KV cache's"),
+        (page.replace("--tensor-parallel-size 1", "--tensor-parallel-size 4", 1), "--tensor-parallel-size 4 is not"),
+        (page.replace("vllm serve openai/gpt-oss-20b", "vllm serve someone/gpt-oss-20b", 1), "is not gpt-oss-20b's own"),
+    ]:
+        assert wrong != page, expected
+        assert any(expected in problem for problem in check_page(wrong, fixture_catalog)), expected
 
 
 @pytest.mark.slow
