@@ -13,6 +13,7 @@ Several GPUs add their usable memory; ``parallel`` says how the model is split: 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 from ..catalog.schema import Gpu
@@ -45,6 +46,8 @@ class DeviceSpec:
     tdp_w: float | None
     interconnect_bytes_per_s: float | None = None
     fp16_accumulate_doubles: bool = False  # GeForce: see ``geforce_rate``
+    hbm: bool = False  # stacked high-bandwidth memory (the catalogue's memory_type starts with HBM)
+    graphs: bool = True  # llama.cpp replays decode steps as CUDA graphs (not on NVIDIA parts older than Ampere)
 
     @property
     def per_gpu_usable_bytes(self) -> int:
@@ -82,5 +85,21 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         fp16_flops=gpu.fp16_tensor_tflops * 1e12 if gpu.fp16_tensor_tflops else None,
         fp8_flops=gpu.fp8_tensor_tflops * 1e12 if gpu.fp8_tensor_tflops else None,
         backend=gpu.backends[0], backends=tuple(gpu.backends), unified=gpu.unified_memory, tdp_w=gpu.tdp_w,
-        interconnect_bytes_per_s=link, fp16_accumulate_doubles=geforce_rate(gpu),
+        interconnect_bytes_per_s=link, fp16_accumulate_doubles=geforce_rate(gpu), hbm=is_hbm(gpu.memory_type),
+        graphs=not pre_ampere(gpu),
     )
+
+
+AMPERE_LAUNCH = date(2020, 5, 14)  # A100, the first Ampere (compute capability 8.0) part
+
+
+def pre_ampere(gpu: Gpu) -> bool:
+    """NVIDIA parts launched before Ampere (Pascal, Volta, Turing: compute capability below 8.0), for which llama.cpp
+    disables CUDA graphs (ggml-cuda.cu, ``cc < GGML_CUDA_CC_AMPERE``). The catalogue has no architecture field; the
+    launch date separates them (every catalogued NVIDIA part launched since 2020-05-14 is Ampere or newer)."""
+    return gpu.vendor == "nvidia" and gpu.launch_date is not None and gpu.launch_date < AMPERE_LAUNCH
+
+
+def is_hbm(memory_type: str | None) -> bool:
+    """Whether a catalogue memory type is stacked HBM (HBM2, HBM2e, HBM3, HBM3e …)."""
+    return bool(memory_type) and memory_type.upper().startswith("HBM")

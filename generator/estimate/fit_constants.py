@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -28,19 +30,20 @@ from .speed import BackendConstants
 
 CONSTANTS_PATH = Path(__file__).resolve().parent / "constants.py"
 LOSS_SCALE = 0.1  # soft-L1 turns from quadratic to linear at 10 % error
-DECODE_FIELDS = ("bandwidth_efficiency", "bandwidth_ceiling_bytes_per_s", "kv_efficiency", "launch_s",
-                 "launch_per_layer_s", "split_s")
+DECODE_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "launch_s",
+                 "launch_per_layer_s", "launch_per_layer_ungraphed_s", "split_s")
 PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor", "dequant_bytes_per_weight",
                   "score_bytes", "pipeline_efficiency")
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
-EFFICIENCIES = ("bandwidth_efficiency", "kv_efficiency", "compute_efficiency", "attention_efficiency",
-                "pipeline_efficiency")
+EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "compute_efficiency",
+                "attention_efficiency", "pipeline_efficiency")
 FACTORS = ("dequant_factor",)
-UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes")  # see fit_family  # extra work per quantised FLOP: a factor below 1 is not physical
-START = BackendConstants("start", bandwidth_efficiency=0.8, bandwidth_ceiling_bytes_per_s=1.5e12, kv_efficiency=0.3,
+UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes")  # see fit_family
+START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.6, kv_efficiency=0.3,
                          launch_s=1e-3, launch_per_layer_s=3e-5, split_s=2e-4, compute_efficiency=0.4,
                          attention_efficiency=0.5, dequant_factor=1.05, pipeline_efficiency=0.8,
-                         flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0)
+                         flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0,
+                         launch_per_layer_ungraphed_s=1e-4)
 FLOOR = 1e-7  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
 
@@ -83,144 +86,335 @@ def soft_l1(residuals: Sequence[float]) -> float:
     return sum(2 * s * s * (math.sqrt(1 + (r / s) ** 2) - 1) for r in residuals)
 
 
-def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float]) -> BackendConstants:
+# What each engine era's builds do, and which constants that fixes (see speed's module docstring).
+ERA_ENGINES = {
+    calibration.ERA_2024: "llama.cpp builds of May 2024 (llama-bench; quantised weights dequantised to F16 for "
+                          "cuBLAS GEMMs, flash attention off)",
+    calibration.ERA_CURRENT: "llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul MMQ, flash "
+                             "attention on)",
+}
+# Current builds: MMQ multiplies the quantised blocks (no F16 copy), flash attention keeps the scores on chip, and
+# the per-token fixed cost is one term per layer (a single model in the rows cannot separate a + b·layers).
+CURRENT_FIXED = {"dequant_bytes_per_weight": 0.0, "score_bytes": 0.0, "launch_s": 0.0}
+# MMQ runs on int8 tensor cores at twice the FP16 rate: a quantised FLOP takes at least half an F16 GEMM FLOP's time.
+MMQ_FACTOR_FLOOR = 0.5
+CURRENT_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "launch_per_layer_s",
+                  "launch_per_layer_ungraphed_s", "dequant_factor")
+
+
+def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float], factor_floor: float) -> BackendConstants:
     values = {name: max(math.exp(v), FLOOR) for name, v in zip(fields, logs)}
     for name in EFFICIENCIES:
         if name in values:
             values[name] = min(values[name], 1.0)  # an efficiency above 1 is not physical
     for name in FACTORS:
         if name in values:
-            values[name] = max(values[name], 1.0)
+            values[name] = max(values[name], factor_floor)
     return dataclasses.replace(c, **values)
 
 
-def _fit_fields(cases: list[Case], start: BackendConstants, fields: Sequence[str]) -> BackendConstants:
+def _fit_fields(cases: list[Case], start: BackendConstants, fields: Sequence[str],
+                factor_floor: float = 1.0) -> BackendConstants:
+    if not fields or not cases:
+        return start
     x0 = [math.log(max(getattr(start, name), FLOOR)) for name in fields]
 
     def loss(x: list[float]) -> float:
-        c = _with(start, fields, x)
+        c = _with(start, fields, x, factor_floor)
         return soft_l1([calibration.log_error(case, c) for case in cases])
 
     best = x0
     for _ in range(3):  # restarts from the last optimum escape early simplex collapse
         best = nelder_mead(loss, best)
-    return _with(start, fields, best)
+    return _with(start, fields, best, factor_floor)
 
 
-def fit_family(cases: list[Case], family: str, start: BackendConstants = START) -> BackendConstants:
-    """Decode constants on the family's decode rows, then prefill constants and flops_per_byte on its prefill rows.
+def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
+    """The fields these rows can pin down: multi-GPU terms need multi-GPU rows, each η_bw needs GPUs of its kind."""
+    multi = any(c.device.gpu_count > 1 for c in cases)
+    hbm = {c.device.hbm for c in cases if c.row.kind == "decode_tps"}
+    out = []
+    for f in fields:
+        if f in MULTI_GPU_FIELDS and not multi:
+            continue
+        if (f == "hbm_bandwidth_efficiency" and True not in hbm) or (f == "bandwidth_efficiency" and False not in hbm):
+            continue
+        if f == "launch_per_layer_ungraphed_s" and all(c.device.graphs for c in cases):
+            continue
+        out.append(f)
+    return out
 
-    Constants the family's rows cannot identify (multi-GPU terms without multi-GPU rows) keep ``start``'s values.
-    """
-    mine = [c for c in cases if c.family == family]
-    multi = any(c.device.gpu_count > 1 for c in mine)
-    start = dataclasses.replace(start, family=family)
-    usable = lambda fields: [f for f in fields if multi or f not in MULTI_GPU_FIELDS]  # noqa: E731
+
+def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
+               era: str = calibration.ERA_2024) -> BackendConstants:
+    """Constants of one backend family and engine era, fitted on its rows (``cases`` may hold others).
+
+    2024 builds: decode constants on decode rows, then prefill constants and flops_per_byte on prefill rows. Current
+    builds: only what their rows identify (η_bw, η_bw of HBM, per-layer cost, quantised-matmul factor), with the
+    era's fixed terms (``CURRENT_FIXED``) and the rest kept from ``start`` (the family's 2024 fit). Constants the rows
+    cannot identify keep ``start``'s values."""
+    mine = [c for c in cases if c.family == family and c.era == era]
+    start = dataclasses.replace(start, family=family, engine=ERA_ENGINES[era], borrowed_from=None)
     decode = [c for c in mine if c.row.kind == "decode_tps"]
-    if decode:
-        start = _fit_fields(decode, start, usable(DECODE_FIELDS))
     prefill = [c for c in mine if c.row.kind == "prefill_tps"]
     rated = [c for c in prefill if c.device.fp16_flops is not None]
+    if era == calibration.ERA_CURRENT:
+        start = dataclasses.replace(start, **CURRENT_FIXED)
+        start = _fit_fields(decode, start, _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode))
+        start = _fit_fields(rated, start, ["dequant_factor"] if rated else [], factor_floor=MMQ_FACTOR_FLOOR)
+        return _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"] if prefill else [])
+    start = _fit_fields(decode, start, _identifiable(DECODE_FIELDS, decode))
     if rated:
-        start = _fit_fields(rated, start, usable(PREFILL_FIELDS))
+        start = _fit_fields(rated, start, _identifiable(PREFILL_FIELDS, rated))
         start = _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"])
     elif prefill:
         # With F = flops_per_byte × bandwidth for every GPU, traffic over the bandwidth is indistinguishable from
         # FLOPs over F: the dequantisation and score traffic fold into dequant_factor and attention_efficiency.
         start = dataclasses.replace(start, compute_efficiency=1.0, dequant_bytes_per_weight=0.0, score_bytes=0.0)
-        fields = [f for f in usable(PREFILL_FIELDS) if f not in UNRATED_FIXED] + ["flops_per_byte"]
+        fields = [f for f in _identifiable(PREFILL_FIELDS, prefill) if f not in UNRATED_FIXED] + ["flops_per_byte"]
         start = _fit_fields(prefill, start, fields)
     return start
 
 
-def fit(cases: list[Case]) -> dict[str, BackendConstants]:
-    """Constants for every family in ``cases``; CUDA first, the others start from (and borrow unidentified terms of) it."""
-    families = sorted({c.family for c in cases}, key=lambda f: (f != "cuda", f))
+Group = tuple[str, str]  # (backend family, engine era)
+
+
+def _order(groups: set[Group]) -> list[Group]:
+    """Fit order: CUDA before other families, older eras before newer (each starts from what came before)."""
+    return sorted(groups, key=lambda g: (calibration.ERAS.index(g[1]), g[0] != "cuda", g[0]))
+
+
+def fit(cases: list[Case], previous: dict[Group, BackendConstants] | None = None,
+        only: set[Group] | None = None) -> dict[Group, BackendConstants]:
+    """Constants for every (family, era) in ``cases``. A family's newer era starts from its older one; a family's
+    first era starts from CUDA's of the same era. ``previous``/``only``: refit just ``only``, keep the rest."""
+    out: dict[Group, BackendConstants] = dict(previous or {})
+    for group in _order({c.group for c in cases}):
+        if only is not None and group not in only:
+            continue
+        family, era = group
+        older = [e for e in calibration.ERAS[: calibration.ERAS.index(era)] if (family, e) in out]
+        start = out[(family, older[-1])] if older else out.get(("cuda", era), out.get(("cuda", calibration.ERA_2024), START))
+        out[group] = fit_family(cases, family, start, era)
+    return out
+
+
+def resolve(constants: dict[Group, BackendConstants], group: Group) -> BackendConstants:
+    """The constants that predict a (family, era): its own, else the family's nearest era, else CUDA's (borrowed)."""
+    family, era = group
+    if group in constants:
+        return constants[group]
+    rank = lambda g: abs(calibration.ERAS.index(g[1]) - calibration.ERAS.index(era))  # noqa: E731
+    same = sorted((g for g in constants if g[0] == family), key=rank)
+    if same:
+        return constants[same[0]]
+    other = sorted(constants, key=lambda g: (g[0] != "cuda", rank(g)))
+    return dataclasses.replace(constants[other[0]], family=family, borrowed_from=other[0][0])
+
+
+def newest(constants: dict[Group, BackendConstants]) -> dict[str, BackendConstants]:
+    """Per family, the constants of its newest era (what the pages use)."""
     out: dict[str, BackendConstants] = {}
-    for family in families:
-        out[family] = fit_family(cases, family, out.get("cuda", START))
+    for (family, era) in sorted(constants, key=lambda g: calibration.ERAS.index(g[1])):
+        out[family] = constants[(family, era)]
     return out
 
 
-def stats_rows(points: list[calibration.Point]) -> list[tuple[str, int, float, float, float]]:
-    """(kind, rows, median |error|, worst |error|, share within ±30 %) per speed kind."""
+# ---------------------------------------------------------------------------------------------- cross-validation
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """One row predicted by constants fitted without it."""
+
+    method: str  # "gpu" (leave one GPU out) or "source" (leave one source out)
+    family: str
+    era: str
+    kind: str
+    gpu: str
+    context: int | None
+    measured: float
+    predicted: float
+
+
+def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstants]) -> list[HeldOut]:
+    return [HeldOut(method, c.family, c.era, c.row.kind, c.gpu_id, c.row.context, c.row.value,
+                    calibration.predict(c, resolve(constants, c.group))) for c in cases]
+
+
+def leave_one_gpu_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
+    """Each GPU's rows predicted by constants fitted without any of its rows (groups it is absent from keep ``full``;
+    groups fitted after one it was in are refitted too, since they start from it)."""
     out = []
-    for kind in calibration.SPEED_KINDS:
-        r = calibration.summarize(kind, [p for p in points if p.kind == kind])
-        out.append((kind, r.rows, round(r.median_abs_error, 4), round(r.worst_abs_error, 4), round(r.within_30, 4)))
+    for gpu in sorted({c.gpu_id for c in cases}):
+        train = [c for c in cases if c.gpu_id != gpu]
+        touched = {c.group for c in cases if c.gpu_id == gpu}
+        first = min(_order(touched), key=_order({c.group for c in cases}).index)
+        order = _order({c.group for c in cases})
+        refit = set(order[order.index(first):])
+        constants = fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit)
+        out += _held("gpu", [c for c in cases if c.gpu_id == gpu], constants)
     return out
 
 
-def render(constants: dict[str, BackendConstants], holdout: frozenset[str],
-           fit_stats: list[tuple], holdout_stats: list[tuple], fallback_stats: list[tuple],
-           gpu_sources: dict[str, str]) -> str:
+def source_of(case: Case) -> str:
+    """The publication a row comes from (its source before any parenthesis: repository or discussion)."""
+    return case.row.source.split(" (")[0].split(" via ")[0]
+
+
+def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
+    """Each source's rows predicted by constants fitted on the other sources only (a (family, era) missing from the
+    rest borrows the nearest fitted set, as a backend without measurements does on the pages)."""
+    out = []
+    for source in sorted({source_of(c) for c in cases}):
+        train = [c for c in cases if source_of(c) != source]
+        out += _held("source", [c for c in cases if source_of(c) == source], fit(train))
+    return out
+
+
+def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
+    """Time to first token from paired prefill and decode rows (same method, GPU, era, context): the prompt's time at
+    the prefill rate plus one token at the decode rate, measured against predicted."""
+    decode = {(p.method, p.gpu, p.era, p.context): p for p in points if p.kind == "decode_tps"}
+    out = []
+    for p in points:
+        d = decode.get((p.method, p.gpu, p.era, p.context if p.era == calibration.ERA_2024 else 128))
+        if p.kind != "prefill_tps" or d is None:
+            continue
+        n = p.context or 512
+        out.append(HeldOut(p.method, p.family, p.era, "ttft_s", p.gpu, n, n / p.measured + 1 / d.measured,
+                           n / p.predicted + 1 / d.predicted))
+    return out
+
+
+def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, float, float, float]]:
+    """(method, group, kind, rows, median |error|, worst |error|, share within ±30 %) per backend-era group and all."""
+    out = []
+    for method in ("gpu", "source"):
+        mine = [p for p in points if p.method == method]
+        groups = sorted({f"{p.family} {p.era}" for p in mine}) + ["all"]
+        for group in groups:
+            for kind in calibration.SPEED_KINDS + ("ttft_s",):
+                sel = [p for p in mine if p.kind == kind and group in ("all", f"{p.family} {p.era}")]
+                if sel:
+                    r = calibration.summarize(kind, [_point(p) for p in sel])
+                    out.append((method, group, kind, r.rows, round(r.median_abs_error, 4),
+                                round(r.worst_abs_error, 4), round(r.within_30, 4)))
+    return out
+
+
+def _point(p: HeldOut) -> calibration.Point:
+    return calibration.Point(p.kind, "", "", p.gpu, p.context, p.measured, p.predicted, "", "")
+
+
+def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> list[tuple[str, str, float]]:
+    """(family, kind, median |error|) of each family's rows predicted with another family's newest constants: how
+    far off a backend is when it borrows (the widening of a borrowing backend's band)."""
+    out = []
+    latest = newest(constants)
+    for family in sorted(latest):
+        lender = next((f for f in sorted(latest, key=lambda f: f != "cuda") if f != family), None)
+        if lender is None:
+            continue
+        mine = [c for c in cases if c.family == family]
+        for kind in calibration.SPEED_KINDS:
+            sel = [c for c in mine if c.row.kind == kind]
+            if sel:
+                errors = [abs(math.exp(calibration.log_error(c, latest[lender])) - 1) for c in sel]
+                out.append((family, kind, round(statistics.median(errors), 4)))
+    return out
+
+
+def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow: list[tuple],
+           fit_stats: list[tuple], points: list[HeldOut], size_stats: tuple, gpu_sources: dict[str, str]) -> str:
     """The text of constants.py."""
+    def ctor(c: BackendConstants) -> str:
+        args = ", ".join(f"{f.name}={getattr(c, f.name)!r}" for f in dataclasses.fields(c)
+                         if f.name not in ("family", "borrowed_from"))
+        return f"BackendConstants({c.family!r}, {args})"
+
+    latest = newest(constants)
     lines = [
-        '"""Fitted speed constants per backend family. GENERATED by generator/estimate/fit_constants.py — do not edit.',
+        '"""Fitted speed constants per backend family and engine era. GENERATED by generator/estimate/fit_constants.py.',
         "",
-        "Fitted on generator/data/measurements.csv (llama.cpp llama-bench, May 2024 builds). HOLDOUT_STATS come from a",
-        "second fit without the HOLDOUT_GPUS, evaluated on those GPUs only; FIT_STATS are in-sample for CONSTANTS.",
-        "FLOPS_FALLBACK_STATS: the same hold-out with every GPU's FLOPS hidden (flops_per_byte × bandwidth instead).",
+        "Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set",
+        "names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).",
+        "CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per",
+        "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants.",
+        "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",
         '"""',
         "",
         "from __future__ import annotations",
         "",
         "from .speed import BackendConstants",
         "",
-        "CONSTANTS: dict[str, BackendConstants] = {",
+        "ERA_CONSTANTS: dict[tuple[str, str], BackendConstants] = {",
     ]
-    for family, c in constants.items():
-        args = ", ".join(f"{f.name}={getattr(c, f.name)!r}" for f in dataclasses.fields(c)
-                         if f.name not in ("family", "fitted"))
-        lines.append(f"    {family!r}: BackendConstants({family!r}, {args}),")
-    lines += ["}", "", f"HOLDOUT_GPUS: tuple[str, ...] = {tuple(sorted(holdout))!r}", "",
-              "# (kind, rows, median |error|, worst |error|, share within ±30 %)",
+    lines += [f"    {g!r}: {ctor(c)}," for g, c in sorted(constants.items())]
+    lines += ["}", "", "CONSTANTS: dict[str, BackendConstants] = {"]
+    lines += [f"    {f!r}: ERA_CONSTANTS[{(f, next(g[1] for g, k in constants.items() if k is c))!r}],"
+              for f, c in sorted(latest.items())]
+    lines += ["}", "",
+              "# (method, group, kind, rows, median |error|, worst |error|, share within ±30 %)",
+              "CV_STATS: tuple[tuple[str, str, str, int, float, float, float], ...] = ("]
+    lines += [f"    {r!r}," for r in stats]
+    lines += [")", "", "# (family, kind, median |error| with another family's constants)",
+              f"BORROW_STATS: tuple[tuple[str, str, float], ...] = {tuple(borrow)!r}", "",
+              "# in-sample (kind, rows, median, worst, within ±30 %); file size: (rows, median, worst, within ±30 %)",
               f"FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(fit_stats)!r}",
-              f"HOLDOUT_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(holdout_stats)!r}",
-              f"FLOPS_FALLBACK_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(fallback_stats)!r}",
-              "",
-              "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
+              f"FILESIZE_STATS: tuple[int, float, float, float] = {size_stats!r}", "",
+              "# leave-one-GPU-out held-out points: (kind, family, era, measured, predicted)",
+              "CV_POINTS: tuple[tuple[str, str, str, float, float], ...] = ("]
+    lines += [f"    {(p.kind, p.family, p.era, p.measured, round(p.predicted, 3))!r}," for p in points
+              if p.method == "gpu" and p.kind in calibration.SPEED_KINDS]
+    lines += [")", "", "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
               "GPU_SOURCES: dict[str, str] = {"]
     lines += [f"    {k!r}: {v!r}," for k, v in sorted(gpu_sources.items())]
     lines += ["}", ""]
     return "\n".join(lines)
 
 
-def _format(title: str, stats: list[tuple]) -> str:
-    return "\n".join([title] + [f"  {k:12s} rows {n:4d}  median {m:6.1%}  worst {w:7.1%}  within ±30% {s:6.1%}"
-                                for k, n, m, w, s in stats])
+def _format(stats: list[tuple]) -> str:
+    return "\n".join(f"  {m:6s} {g:14s} {k:12s} rows {n:4d}  median {md:6.1%}  worst {w:8.1%}  within ±30% {s:6.1%}"
+                     for m, g, k, n, md, w, s in stats)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Fit, print fit and hold-out statistics, and write constants.py unless --dry-run."""
+    """Fit, cross-validate, print the statistics and write constants.py unless --dry-run."""
     parser = argparse.ArgumentParser(prog="python -m generator.estimate.fit_constants", description=__doc__)
     parser.add_argument("--catalog", type=Path, default=Path("catalog"))
     parser.add_argument("--dry-run", action="store_true", help="print only; do not write constants.py")
     args = parser.parse_args(argv)
     gpus = _catalog_gpus(args.catalog)
     facts = calibration.gpu_facts(gpus)
-    cases = calibration.speed_cases(calibration.load_measurements(), facts)
-    holdout = calibration.holdout_gpus(cases)
-    train = [c for c in cases if c.gpu_id not in holdout]
-    held = [c for c in cases if c.gpu_id in holdout]
-    held_constants = fit(train)
-    holdout_stats = stats_rows(calibration.speed_points(held, held_constants))
-    fallback_stats = stats_rows(calibration.speed_points(calibration.without_flops(held), held_constants))
+    rows = calibration.load_measurements()
+    cases = calibration.speed_cases(rows, facts)
     constants = fit(cases)
-    fit_stats = stats_rows(calibration.speed_points(cases, constants))
-    for c in constants.values():
-        print(c)
-    print(_format("in-sample (all rows)", fit_stats))
-    print(_format(f"hold-out ({', '.join(sorted(holdout))}; fitted without them)", holdout_stats))
-    print(_format("hold-out with every GPU's FLOPS hidden (flops_per_byte fallback)", fallback_stats))
+    for group, c in sorted(constants.items()):
+        print(group, c)
+    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases)
+    held += ttft_points(held)
+    stats = statistics_rows(held)
+    borrow = borrow_rows(cases, constants)
+    in_sample = [(c.row.kind, calibration.predict(c, constants[c.group]) / c.row.value - 1) for c in cases]
+    fit_stats = []
+    for kind in calibration.SPEED_KINDS:
+        errors = [abs(e) for k, e in in_sample if k == kind]
+        fit_stats.append((kind, len(errors), round(statistics.median(errors), 4), round(max(errors), 4),
+                          round(sum(e <= calibration.WITHIN for e in errors) / len(errors), 4)))
+    sizes = calibration.filesize_points(rows) or []
+    size_errors = [abs(p.error) for p in sizes]
+    size_stats = (len(size_errors), round(statistics.median(size_errors), 4), round(max(size_errors), 4),
+                  round(sum(e <= calibration.WITHIN for e in size_errors) / len(size_errors), 4)) if sizes else (0, 0.0, 0.0, 0.0)
+    print(_format(stats))
+    print("borrowed:", borrow)
     if not args.dry_run:
         sources = {g: f"{f.source} ({f.note})" if f.note else f.source for g, f in facts.items()
                    if g in {c.gpu_id for c in cases}}
-        CONSTANTS_PATH.write_text(render(constants, holdout, fit_stats, holdout_stats, fallback_stats, sources), encoding="utf-8")
+        CONSTANTS_PATH.write_text(render(constants, stats, borrow, fit_stats, held, size_stats, sources),
+                                  encoding="utf-8")
         print(f"wrote {CONSTANTS_PATH}")
     return 0
-
-
 def _catalog_gpus(folder: Path) -> dict:
     if not (folder / "gpus").is_dir():
         return {}
