@@ -2,7 +2,8 @@
 
 A backend's band is the median absolute error of its newest constants set on GPUs left out of the fit (leave one
 GPU out). A backend without measurements of its own borrows CUDA's constants, and its band widens to the larger of
-CUDA's band and the measured cost of borrowing (another family's rows predicted with CUDA's constants).
+CUDA's band and the measured cost of borrowing (another family's rows predicted with CUDA's constants of the same
+engine era).
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ def _cv_median(group: str, kind: str) -> float | None:
     return next((m for method, g, k, _, m, _, _ in CV_STATS if method == "gpu" and g == group and k == kind), None)
 
 
-def _borrow_median(kind: str) -> float:
+def _borrow_median(lender: str, kind: str) -> float:
+    """The largest median error of another family's rows predicted with ``lender``'s constants of the same era."""
     from .constants import BORROW_STATS
 
-    return max((m for _, k, m in BORROW_STATS if k == kind), default=0.0)
+    return max((m for _f, _e, who, k, m in BORROW_STATS if who == lender and k == kind), default=0.0)
 
 
 @cache
@@ -53,6 +55,7 @@ def error_band(backend: str) -> ErrorBand:
         own = _cv_median(group, kind)
         if own is None:  # no paired rows for this quantity: the prefill band (TTFT is mostly prefill)
             own = _cv_median(group, "prefill_tps") or 0.0
-        values[name] = max(own, _borrow_median(kind if kind != "ttft_s" else "prefill_tps")) if c.borrowed_from else own
+        borrowing = _borrow_median(lender, kind if kind != "ttft_s" else "prefill_tps") if c.borrowed_from else 0.0
+        values[name] = max(own, borrowing)
     return ErrorBand(speed.family(backend), values["decode"], values["prefill"], values["ttft"], group,
                      c.borrowed_from)

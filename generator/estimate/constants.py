@@ -3,7 +3,8 @@
 Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set
 names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).
 CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per
-backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants.
+backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants
+of the same era.
 FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).
 """
 
@@ -50,8 +51,8 @@ CV_STATS: tuple[tuple[str, str, str, int, float, float, float], ...] = (
     ('source', 'all', 'ttft_s', 418, 0.3511, 1.0103, 0.4306),
 )
 
-# (family, kind, median |error| with another family's constants)
-BORROW_STATS: tuple[tuple[str, str, float], ...] = (('cuda', 'decode_tps', 0.2354), ('cuda', 'prefill_tps', 1.5783), ('metal', 'decode_tps', 0.437), ('metal', 'prefill_tps', 2.0662))
+# (family, era, lender, kind, median |error| with the lender's constants of the same era)
+BORROW_STATS: tuple[tuple[str, str, str, str, float], ...] = (('cuda', '2024-05', 'metal', 'decode_tps', 0.234), ('cuda', '2024-05', 'metal', 'prefill_tps', 1.6292), ('metal', '2024-05', 'cuda', 'decode_tps', 0.2908), ('metal', '2024-05', 'cuda', 'prefill_tps', 2.1861))
 
 # in-sample (kind, rows, median, worst, within ±30 %); file size: (rows, median, worst, within ±30 %)
 FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 418, 0.0521, 0.6877, 0.9737), ('prefill_tps', 418, 0.1464, 16.2906, 0.7823))

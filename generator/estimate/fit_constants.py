@@ -307,21 +307,20 @@ def _point(p: HeldOut) -> calibration.Point:
     return calibration.Point(p.kind, "", "", p.gpu, p.context, p.measured, p.predicted, "", "")
 
 
-def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> list[tuple[str, str, float]]:
-    """(family, kind, median |error|) of each family's rows predicted with another family's newest constants: how
-    far off a backend is when it borrows (the widening of a borrowing backend's band)."""
+def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> list[tuple[str, str, str, str, float]]:
+    """(family, era, lender, kind, median |error|) of each family's rows predicted with another family's constants of
+    the same engine era: the cost of borrowing across backends without the drift between engine builds (the widening
+    of a borrowing backend's band)."""
     out = []
-    latest = newest(constants)
-    for family in sorted(latest):
-        lender = next((f for f in sorted(latest, key=lambda f: f != "cuda") if f != family), None)
-        if lender is None:
-            continue
-        mine = [c for c in cases if c.family == family]
-        for kind in calibration.SPEED_KINDS:
-            sel = [c for c in mine if c.row.kind == kind]
-            if sel:
-                errors = [abs(math.exp(calibration.log_error(c, latest[lender])) - 1) for c in sel]
-                out.append((family, kind, round(statistics.median(errors), 4)))
+    for family, era in _order({c.group for c in cases}):
+        lenders = sorted((f for f, e in constants if e == era and f != family), key=lambda f: (f != "cuda", f))
+        mine = [c for c in cases if c.group == (family, era)]
+        for lender in lenders:
+            for kind in calibration.SPEED_KINDS:
+                errors = [abs(math.exp(calibration.log_error(c, constants[(lender, era)])) - 1)
+                          for c in mine if c.row.kind == kind]
+                if errors:
+                    out.append((family, era, lender, kind, round(statistics.median(errors), 4)))
     return out
 
 
@@ -340,7 +339,8 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
         "Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set",
         "names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).",
         "CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per",
-        "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants.",
+        "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
+        "of the same era.",
         "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",
         '"""',
         "",
@@ -358,8 +358,8 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
               "# (method, group, kind, rows, median |error|, worst |error|, share within ±30 %)",
               "CV_STATS: tuple[tuple[str, str, str, int, float, float, float], ...] = ("]
     lines += [f"    {r!r}," for r in stats]
-    lines += [")", "", "# (family, kind, median |error| with another family's constants)",
-              f"BORROW_STATS: tuple[tuple[str, str, float], ...] = {tuple(borrow)!r}", "",
+    lines += [")", "", "# (family, era, lender, kind, median |error| with the lender's constants of the same era)",
+              f"BORROW_STATS: tuple[tuple[str, str, str, str, float], ...] = {tuple(borrow)!r}", "",
               "# in-sample (kind, rows, median, worst, within ±30 %); file size: (rows, median, worst, within ±30 %)",
               f"FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(fit_stats)!r}",
               f"FILESIZE_STATS: tuple[int, float, float, float] = {size_stats!r}", "",

@@ -438,7 +438,9 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         for kind, title in (("decode_tps", _("Decode speed on GPUs left out of the fit")),
                             ("prefill_tps", _("Prefill speed on GPUs left out of the fit")))]
     return {
-        "report": rows, "constants": results.constants_table, "engines": results.engines, "charts": charts_,
+        "report": rows, "constants": results.constants_table, "charts": charts_,
+        "engines": [{**e, "engine": labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0]}
+                    for e in results.engines],
         "prose": lang.prose("methodology"),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),

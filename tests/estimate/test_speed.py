@@ -27,8 +27,8 @@ def test_decode_step_hand_computed() -> None:
 
 
 def test_no_cap_but_the_datasheet_bandwidth() -> None:
-    # Doubling the bandwidth halves the weight-read time (2 ms → 1 ms) at any bandwidth, however high.
-    for bw in (1e12, 8e12, 64e12):
+    # Doubling the bandwidth halves the weight-read time at any bandwidth: no ceiling below the datasheet figure.
+    for bw in (1e12, 4e12, 8e12):  # above ~25e12 this one-token step turns compute-bound (its own physical limit)
         slow, fast = dataclasses.replace(DEV, bandwidth_bytes_per_s=bw), dataclasses.replace(DEV, bandwidth_bytes_per_s=2 * bw)
         assert speed.decode_step_s(WORK, slow, C) - speed.decode_step_s(WORK, fast, C) == pytest.approx(1e9 / (0.5 * bw) / 2)
     # HBM parts reach their own share: 1e9 B / (0.4 × 1e12) = 2.5 ms.
