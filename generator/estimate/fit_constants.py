@@ -44,7 +44,8 @@ START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_effici
                          attention_efficiency=0.5, dequant_factor=1.05, pipeline_efficiency=0.8,
                          flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0,
                          launch_per_layer_ungraphed_s=1e-4)
-FLOOR = 1e-7  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
+FLOOR = 1e-7
+START_CAP = 0.95  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
 
 def nelder_mead(f: Callable[[list[float]], float], x0: Sequence[float], step: float = 0.5, iterations: int = 3000,
@@ -86,12 +87,17 @@ def soft_l1(residuals: Sequence[float]) -> float:
     return sum(2 * s * s * (math.sqrt(1 + (r / s) ** 2) - 1) for r in residuals)
 
 
-# What each engine era's builds do, and which constants that fixes (see speed's module docstring).
-ERA_ENGINES = {
-    calibration.ERA_2024: "llama.cpp builds of May 2024 (llama-bench; quantised weights dequantised to F16 for "
-                          "cuBLAS GEMMs, flash attention off)",
-    calibration.ERA_CURRENT: "llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul MMQ, flash "
-                             "attention on)",
+# The builds each (family, era) set is fitted on, and what they do (see speed's module docstring).
+_OLD = ("llama.cpp builds of May 2024 (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash "
+        "attention off)")
+ENGINES = {
+    ("cuda", calibration.ERA_2024): _OLD, ("metal", calibration.ERA_2024): _OLD,
+    ("cuda", calibration.ERA_CURRENT): "llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul "
+                                       "MMQ, flash attention on)",
+    ("rocm", calibration.ERA_CURRENT): "llama.cpp ROCm build of 2026 (llama-bench in pull request 26284; quantised "
+                                       "matmul MMQ)",
+    ("vulkan", calibration.ERA_CURRENT): "llama.cpp Vulkan builds of 2025-05 to 2026-05 (llama-bench in pull requests "
+                                         "13324 and 21024; flash attention on)",
 }
 # Current builds: MMQ multiplies the quantised blocks (no F16 copy), flash attention keeps the scores on chip, and
 # the per-token fixed cost is one term per layer (a single model in the rows cannot separate a + b·layers).
@@ -117,7 +123,10 @@ def _fit_fields(cases: list[Case], start: BackendConstants, fields: Sequence[str
                 factor_floor: float = 1.0) -> BackendConstants:
     if not fields or not cases:
         return start
-    x0 = [math.log(max(getattr(start, name), FLOOR)) for name in fields]
+    # An efficiency starting at its cap of 1 would leave the simplex flat (every step up is clamped back): start
+    # just inside it.
+    x0 = [math.log(min(max(getattr(start, name), FLOOR), START_CAP if name in EFFICIENCIES else math.inf))
+          for name in fields]
 
     def loss(x: list[float]) -> float:
         c = _with(start, fields, x, factor_floor)
@@ -141,6 +150,11 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
             continue
         if f == "launch_per_layer_ungraphed_s" and all(c.device.graphs for c in cases):
             continue
+        # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of
+        # several sizes) pin both.
+        sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
+        if f == "launch_per_layer_s" and len(sizes) < 2:
+            continue
         out.append(f)
     return out
 
@@ -154,7 +168,7 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     era's fixed terms (``CURRENT_FIXED``) and the rest kept from ``start`` (the family's 2024 fit). Constants the rows
     cannot identify keep ``start``'s values."""
     mine = [c for c in cases if c.family == family and c.era == era]
-    start = dataclasses.replace(start, family=family, engine=ERA_ENGINES[era], borrowed_from=None)
+    start = dataclasses.replace(start, family=family, engine=ENGINES[(family, era)], borrowed_from=None)
     decode = [c for c in mine if c.row.kind == "decode_tps"]
     prefill = [c for c in mine if c.row.kind == "prefill_tps"]
     rated = [c for c in prefill if c.device.fp16_flops is not None]
@@ -235,11 +249,13 @@ class HeldOut:
     context: int | None
     measured: float
     predicted: float
+    setup: tuple = ()  # (model, quant, depth, backend): what a prefill row pairs with for time to first token
 
 
 def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstants]) -> list[HeldOut]:
     return [HeldOut(method, c.family, c.era, c.row.kind, c.gpu_id, c.row.context, c.row.value,
-                    calibration.predict(c, resolve(constants, c.group))) for c in cases]
+                    calibration.predict(c, resolve(constants, c.group)),
+                    (c.row.model, c.row.quant, c.row.depth, c.device.gpu_count)) for c in cases]
 
 
 def leave_one_gpu_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
@@ -273,12 +289,16 @@ def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
 
 
 def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
-    """Time to first token from paired prefill and decode rows (same method, GPU, era, context): the prompt's time at
-    the prefill rate plus one token at the decode rate, measured against predicted."""
-    decode = {(p.method, p.gpu, p.era, p.context): p for p in points if p.kind == "decode_tps"}
+    """Time to first token from paired prefill and decode rows (same method, GPU, backend, model, quant, depth and GPU
+    count; the 2024 tables also pair ppN with tgN): the prompt's time at the prefill rate plus one token at the
+    decode rate, measured against predicted."""
+    def key(p: HeldOut) -> tuple:
+        return (p.method, p.gpu, p.family, p.era, p.setup, p.context if p.era == calibration.ERA_2024 else None)
+
+    decode = {key(p): p for p in points if p.kind == "decode_tps"}
     out = []
     for p in points:
-        d = decode.get((p.method, p.gpu, p.era, p.context if p.era == calibration.ERA_2024 else 128))
+        d = decode.get(key(p))
         if p.kind != "prefill_tps" or d is None:
             continue
         n = p.context or 512

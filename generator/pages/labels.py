@@ -75,6 +75,9 @@ ASSUMPTION_TEXT = frozenset({
     N_("llama.cpp builds of May %(a)s (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash "
        "attention off)"),
     N_("llama.cpp CUDA builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench; quantised matmul MMQ, flash attention on)"),
+    N_("llama.cpp ROCm build of %(a)s (llama-bench in pull request %(b)s; quantised matmul MMQ)"),
+    N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests %(e)s and %(f)s; flash "
+       "attention on)"),
     N_("%(a)s per extra GPU (layer split)"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),

@@ -13,7 +13,7 @@ def test_table_lists_cross_validated_rows(capsys) -> None:
     out = capsys.readouterr().out
     assert "Cross-validated" in out
     for method in ("leave one GPU out", "leave one source out"):
-        for group in ("cuda 2025-26", "cuda 2024-05", "metal 2024-05", "all"):
+        for group in ("cuda 2025-26", "cuda 2024-05", "metal 2024-05", "rocm 2025-26", "vulkan 2025-26", "all"):
             for kind in ("decode", "prefill", "TTFT"):
                 assert re.search(rf"^{method}\s+{group}\s+{kind}\s+\d+\s+\d+\.\d%\s+\d+\.\d%\s+\d+\.\d%$", out, re.M), \
                     (method, group, kind)
@@ -25,7 +25,8 @@ def test_json(capsys) -> None:
     assert main(["accuracy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [row["kind"] for row in data["in_sample"]] == ["file size", "decode", "prefill"]
-    assert data["in_sample"][1]["rows"] == 418  # 398 rows of 2024 builds + 20 of current builds (flash attention on)
+    # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 2 ROCm + 3 Vulkan
+    assert data["in_sample"][1]["rows"] == 423
     cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
-    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 418
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 423
     assert 0 <= cv[("leave one GPU out", "cuda 2025-26", "prefill")]["median_abs_error"] < 1

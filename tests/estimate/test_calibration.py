@@ -45,12 +45,16 @@ def test_soft_l1_is_quadratic_near_zero_and_linear_far() -> None:
 
 def test_current_rows_are_added_with_their_era_and_flash_attention_setting() -> None:
     rows = calibration.load_measurements()
-    current = [r for r in rows if r.era == calibration.ERA_CURRENT]
-    assert len(current) == 80 and all("15013" in r.source for r in current)
+    scoreboard = [r for r in rows if "15013" in r.source]
+    assert len(scoreboard) == 80 and all(r.era == calibration.ERA_CURRENT for r in scoreboard)
     cases = calibration.speed_cases(rows, calibration.gpu_facts())
-    mine = [c for c in cases if c.era == calibration.ERA_CURRENT]
+    mine = [c for c in cases if "15013" in c.row.source]
     assert len(mine) == 40 and not any(c.row.flash_attention_off for c in mine)  # FA-off rows are left out
     assert len({c.gpu_id for c in mine}) == 20
+    # ROCm and Vulkan rows run on their own backend whatever the GPU's first catalogued one (an RTX 3090 on Vulkan).
+    assert {c.family for c in cases if "pull/" in c.row.source} == {"rocm", "vulkan"}
+    assert any(c.gpu_id == "rtx-3090" and c.family == "vulkan" for c in cases)
+    assert {c.row.depth for c in cases if c.family == "rocm"} == {0, 4096}
 
 
 def test_llama_2_size_comes_from_the_per_tensor_rules() -> None:
@@ -80,7 +84,9 @@ def test_resolve_borrows_the_nearest_fitted_set() -> None:
     assert fit_constants.resolve(sets, ("cuda", calibration.ERA_CURRENT)) is sets[("cuda", calibration.ERA_CURRENT)]
     assert fit_constants.resolve(sets, ("metal", calibration.ERA_CURRENT)) is sets[("metal", calibration.ERA_2024)]
     rocm = fit_constants.resolve(sets, ("rocm", calibration.ERA_CURRENT))
-    assert rocm.borrowed_from == "cuda" and rocm.bandwidth_efficiency == sets[("cuda", calibration.ERA_CURRENT)].bandwidth_efficiency
+    assert rocm is sets[("rocm", calibration.ERA_CURRENT)]
+    sycl = fit_constants.resolve(sets, ("sycl", calibration.ERA_CURRENT))
+    assert sycl.borrowed_from == "cuda" and sycl.bandwidth_efficiency == sets[("cuda", calibration.ERA_CURRENT)].bandwidth_efficiency
 
 
 def test_physical_ranges() -> None:
