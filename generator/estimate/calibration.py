@@ -1,4 +1,10 @@
-"""Measured llama.cpp throughput (generator/data/measurements.csv) against the speed model: rows, specs, errors."""
+"""Measured llama.cpp throughput (generator/data/measurements.csv) against the speed model: rows, specs, errors.
+
+The file holds ../shared/calibration/measurements.csv (2024 builds) and measurements-2025-cuda.csv (current CUDA
+builds), plus ROCm and Vulkan rows copied from llama.cpp pull-request tables (each row names its source), with two
+columns added: ``depth`` (tokens in the context before the test, llama-bench "@dN"; empty = 0) and ``era`` (which
+engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``).
+"""
 
 from __future__ import annotations
 

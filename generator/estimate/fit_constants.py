@@ -1,10 +1,17 @@
-"""Fit the speed constants per backend family on the calibration file and write constants.py.
+"""Fit the speed constants per backend family and engine era on the calibration file and write constants.py.
 
 Run ``python -m generator.estimate.fit_constants`` (reads catalog/gpus when present; this script may do I/O, the
-estimator may not). Decode constants are fitted on decode rows first, then prefill constants on prefill rows with
-the decode constants held. The loss is a soft-L1 (robust) loss on ln(predicted / measured), minimised by a
-Nelder–Mead search in log-parameter space; no row is special-cased. A second fit without the hold-out GPUs
-(``calibration.holdout_gpus``) measures the error on GPUs the constants never saw.
+estimator may not). One constants set per (family, era) with rows: 2024 builds (CUDA, Metal) and current builds
+(CUDA, ROCm, Vulkan). A family's current set starts from what the older era or CUDA fitted and refits only what its
+rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``). Decode constants are
+fitted on decode rows first, then prefill constants on prefill rows with the decode constants held. The loss is a
+soft-L1 (robust) loss on ln(predicted / measured), minimised by a Nelder–Mead search in log-parameter space; no row
+is special-cased.
+
+The error it stores is cross-validated: every GPU's rows predicted by a refit without that GPU (leave one GPU out),
+every publication's rows by a refit without that publication (leave one source out); a (family, era) left without
+rows borrows the nearest fitted set, as a backend without measurements does on the pages. Time to first token is
+scored on paired prefill and decode rows.
 
 ``flops_per_byte`` (the FLOPS that stand in for a GPU without a FLOPS figure) is fitted last, on the family's
 prefill rows with every GPU's FLOPS hidden and the other constants held; a family where no calibration GPU has a
