@@ -446,17 +446,23 @@ def context_memory(model: ModelSpec, device: DeviceSpec, request: Request, conte
 
 def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Prepared,
                  verdict: str) -> tuple[tuple[str, str], ...]:
+    runs = verdict != "no_fit"
     return _assumption_list(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
-                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload", _flops_rule(device))
+                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload",
+                            _flops_rule(device) if runs else None)
 
 
 @cache  # one shared tuple per distinct list: estimates stay small in memory and in the store
 def _assumption_list(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
                      overhead_items: tuple[tuple[str, str], ...], blocked: str | None, offload_possible: bool,
-                     prefill_rule: str) -> tuple[tuple[str, str], ...]:
+                     prefill_rule: str | None) -> tuple[tuple[str, str], ...]:
+    """The assumptions behind an estimate; the speed constants and FLOPS rule only when there are speeds
+    (``prefill_rule`` None: the setup does not run)."""
     base = _assumption_base(device_backend, usable_rule, engine, kv_type, quant, source, overhead_items, blocked,
                             offload_possible)
-    return base + (("speed.prefill_flops", prefill_rule),)
+    if prefill_rule is None:
+        return base
+    return base + speed.constants_for(device_backend).assumptions() + (("speed.prefill_flops", prefill_rule),)
 
 
 @cache
@@ -477,7 +483,6 @@ def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type
     if blocked:
         items.append(("blocked", blocked))
     items += overhead_items
-    items += speed.constants_for(device_backend).assumptions()
     return tuple(items)
 
 
