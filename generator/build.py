@@ -310,7 +310,7 @@ def _build(options: BuildOptions) -> BuildReport:
     renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
     estimate_pages(results, jobs, meanwhile=renderer.load_templates)
     results.pairs  # noqa: B018 - computed once before planning; workers inherit it
-    results.error_band  # noqa: B018 - likewise: the calibration report every pair page cites
+    results.cross_validated  # noqa: B018 - likewise: the error figures every pair page cites
     dependencies = PageDependencies(results, code)
     page_digests: dict[PageKey, str] = {}
 

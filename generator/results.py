@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 from .catalog.freshness import newest_price_date
 from .adapters import device_fields, device_spec, model_spec
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
-from .estimate import api, calibration, fidelity, finetune, serving_setup
+from .estimate import api, bands, calibration, fidelity, finetune, serving_setup
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
@@ -585,18 +585,42 @@ class Results:
 
     @cached_property
     def constants_table(self) -> list[dict]:
-        """The fitted speed constants, one row per backend and constant, for the methodology page."""
-        return [{"backend": family, "name": name, "value": value}
-                for family, constants in sorted(fitted.CONSTANTS.items())
+        """The fitted speed constants, one row per backend-era set and constant, for the methodology page."""
+        return [{"backend": f"{family} {era}", "name": name, "value": value}
+                for (family, era), constants in sorted(fitted.ERA_CONSTANTS.items())
                 for name, value in vars(constants).items() if isinstance(value, float)]
 
-    calibration_date = "2024-05-31"  # newest llama.cpp build in the bundled measurements (May 2024)
+    @cached_property
+    def engines(self) -> list[dict]:
+        """Per backend-era constants set: the engine builds it describes, and whether the pages use it."""
+        newest = {id(c) for c in fitted.CONSTANTS.values()}
+        return [{"backend": f"{family} {era}", "engine": c.engine, "current": id(c) in newest}
+                for (family, era), c in sorted(fitted.ERA_CONSTANTS.items())]
 
     @cached_property
-    def error_band(self) -> dict[str, float]:
-        """Median and worst relative decode error, for the band shown on every pair page."""
-        decode = next(r for r in self.accuracy if r.kind.startswith("decode"))
-        return {"decode_median": decode.median_abs_error, "decode_worst": decode.worst_abs_error}
+    def cross_validated(self) -> list[dict]:
+        """The cross-validated error rows (leave one GPU out, leave one source out) and the file-size row."""
+        return cross_validated_rows()
+
+    def held_out_points(self, kind: str) -> tuple[tuple[float, float], ...]:
+        """(measured, estimated) of every calibration row of ``kind`` predicted with its GPU left out of the fit."""
+        return tuple((m, p) for k, _f, _e, m, p in fitted.CV_POINTS if k == kind)
+
+    calibration_date = "2026-04-05"  # newest measurements bundled: the llama.cpp scoreboard rows scraped 2026-04-05
+
+    def error_band(self, backend: str) -> bands.ErrorBand:
+        """Typical cross-validated error of the speed figures on ``backend``, shown beside every speed figure."""
+        return bands.error_band(backend)
+
+
+def cross_validated_rows() -> list[dict]:
+    """CV_STATS and the file-size statistics as plain rows."""
+    rows = [{"method": m, "group": g, "kind": k, "rows": n, "median": md, "worst": w, "within": s}
+            for m, g, k, n, md, w, s in fitted.CV_STATS]
+    n, md, w, s = fitted.FILESIZE_STATS
+    rows.append({"method": "formula", "group": "all", "kind": "filesize", "rows": n, "median": md, "worst": w,
+                 "within": s})
+    return rows
 
 
 def nearest(items: list[str], current: str, count: int) -> list[str]:

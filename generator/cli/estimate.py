@@ -18,6 +18,7 @@ from ..estimate import api, serving_setup
 from ..estimate.architecture import ConfigError
 
 GIB = 2**30
+OPTIONS = {"context_tokens": "--context", "depth": "--depth", "gpu_count": "--gpu-count", "quant": "--quant"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -114,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
     spec = _model(args, catalog)
     parallel = "tensor" if request.engine == "vllm" else "layer"
     device = device_spec(gpu, count=request.gpu_count, parallel=parallel)
+    problem = api.impossible_request(spec, request, device.count, device.parallel)
+    if problem:
+        raise _bad(OPTIONS[problem[0]], problem[1])
     try:
         result = api.estimate(spec, device, request)
     except ValueError as error:

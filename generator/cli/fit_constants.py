@@ -1,51 +1,59 @@
-"""``python -m generator.cli.fit_constants``: fit the speed constants on the calibration file and write
-generator/estimate/constants.py (the catalogue's GPU figures where it has them)."""
+"""``python -m generator.cli.fit_constants``: fit the speed constants on the calibration file, cross-validate them
+and write generator/estimate/constants.py (the catalogue's GPU figures where it has them)."""
 
 from __future__ import annotations
 
 import argparse
+import statistics
 from pathlib import Path
 
 from ..catalog.load import load_catalog
 from ..estimate import calibration, fit_constants
-from ..estimate.fit_constants import CONSTANTS_PATH, fit, render, stats_rows
+from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_source_out,
+                                      render, statistics_rows, ttft_points)
 
 
-def _format(title: str, stats: list[tuple]) -> str:
-    return "\n".join([title] + [f"  {k:12s} rows {n:4d}  median {m:6.1%}  worst {w:7.1%}  within ±30% {s:6.1%}"
-                                for k, n, m, w, s in stats])
+def _format(stats: list[tuple]) -> str:
+    return "\n".join(f"  {m:6s} {g:14s} {k:12s} rows {n:4d}  median {md:6.1%}  worst {w:8.1%}  within ±30% {s:6.1%}"
+                     for m, g, k, n, md, w, s in stats)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Fit, print fit and hold-out statistics, and write constants.py unless --dry-run."""
+    """Fit, cross-validate, print the statistics and write constants.py unless --dry-run."""
     parser = argparse.ArgumentParser(prog="python -m generator.cli.fit_constants", description=fit_constants.__doc__)
     parser.add_argument("--catalog", type=Path, default=Path("catalog"))
     parser.add_argument("--dry-run", action="store_true", help="print only; do not write constants.py")
     args = parser.parse_args(argv)
     gpus = _catalog_gpus(args.catalog)
     facts = calibration.gpu_facts(gpus)
-    cases = calibration.speed_cases(calibration.load_measurements(), facts)
-    holdout = calibration.holdout_gpus(cases)
-    train = [c for c in cases if c.gpu_id not in holdout]
-    held = [c for c in cases if c.gpu_id in holdout]
-    held_constants = fit(train)
-    holdout_stats = stats_rows(calibration.speed_points(held, held_constants))
-    fallback_stats = stats_rows(calibration.speed_points(calibration.without_flops(held), held_constants))
+    rows = calibration.load_measurements()
+    cases = calibration.speed_cases(rows, facts)
     constants = fit(cases)
-    fit_stats = stats_rows(calibration.speed_points(cases, constants))
-    for c in constants.values():
-        print(c)
-    print(_format("in-sample (all rows)", fit_stats))
-    print(_format(f"hold-out ({', '.join(sorted(holdout))}; fitted without them)", holdout_stats))
-    print(_format("hold-out with every GPU's FLOPS hidden (flops_per_byte fallback)", fallback_stats))
+    for group, c in sorted(constants.items()):
+        print(group, c)
+    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases)
+    held += ttft_points(held)
+    stats = statistics_rows(held)
+    borrow = borrow_rows(cases, constants)
+    in_sample = [(c.row.kind, calibration.predict(c, constants[c.group]) / c.row.value - 1) for c in cases]
+    fit_stats = []
+    for kind in calibration.SPEED_KINDS:
+        errors = [abs(e) for k, e in in_sample if k == kind]
+        fit_stats.append((kind, len(errors), round(statistics.median(errors), 4), round(max(errors), 4),
+                          round(sum(e <= calibration.WITHIN for e in errors) / len(errors), 4)))
+    sizes = calibration.filesize_points(rows) or []
+    size_errors = [abs(p.error) for p in sizes]
+    size_stats = (len(size_errors), round(statistics.median(size_errors), 4), round(max(size_errors), 4),
+                  round(sum(e <= calibration.WITHIN for e in size_errors) / len(size_errors), 4)) if sizes else (0, 0.0, 0.0, 0.0)
+    print(_format(stats))
+    print("borrowed:", borrow)
     if not args.dry_run:
         sources = {g: f"{f.source} ({f.note})" if f.note else f.source for g, f in facts.items()
                    if g in {c.gpu_id for c in cases}}
-        CONSTANTS_PATH.write_text(render(constants, holdout, fit_stats, holdout_stats, fallback_stats, sources), encoding="utf-8")
+        CONSTANTS_PATH.write_text(render(constants, stats, borrow, fit_stats, held, size_stats, sources),
+                                  encoding="utf-8")
         print(f"wrote {CONSTANTS_PATH}")
     return 0
-
-
 def _catalog_gpus(folder: Path) -> dict:
     if not (folder / "gpus").is_dir():
         return {}

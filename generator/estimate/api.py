@@ -117,6 +117,12 @@ class Estimate(NamedTuple):
 # ---------------------------------------------------------------------------------------------- model specs
 
 
+def _kept_expert_type(model: "ModelSpec") -> str | None:
+    """The ggml type a model's routed experts keep in every GGUF file (see ``weights.weights``): MXFP4 for models that
+    ship MXFP4 experts (gpt-oss), else None."""
+    return "MXFP4" if model.native_format == "mxfp4" and model.architecture.n_experts > 0 else None
+
+
 def native_format(config: Mapping[str, Any]) -> str:
     """The checkpoint's own weight format from a config.json: mxfp4, fp8 or bf16."""
     method = str((config.get("quantization_config") or {}).get("quant_method", "")).lower()
@@ -166,6 +172,31 @@ def check_request(model: ModelSpec, device: DeviceSpec, request: Request) -> Non
         raise ValueError(f"quant {request.quant} does not run on {request.engine}; engines: {', '.join(info.engines)}")
     if request.engine == "vllm" and device.backend not in ("cuda", "rocm"):
         raise ValueError(f"vLLM does not run on the {device.backend} backend of {device.name}")
+
+
+def impossible_request(model: ModelSpec, request: Request, gpu_count: int,
+                       parallel: str) -> tuple[str, str] | None:
+    """(request field, reason) when the request asks for what cannot happen, else None: a context beyond the model's
+    maximum, a GPU count the engine cannot split the model over, a quant the model's file cannot have."""
+    arch = model.architecture
+    if request.context_tokens > model.context_length:
+        return "context_tokens", (f"{request.context_tokens:,} tokens exceed the maximum context of {model.name}, "
+                                  f"{model.context_length:,} tokens")
+    if request.depth + request.prompt_tokens > model.context_length:
+        return "depth", (f"depth {request.depth:,} + prompt {request.prompt_tokens:,} tokens exceed the maximum "
+                         f"context of {model.name}, {model.context_length:,} tokens")
+    if gpu_count > 1 and parallel == "layer" and gpu_count > arch.n_layers:
+        return "gpu_count", (f"{gpu_count:,} GPUs: {request.engine} splits a model by layers, and {model.name} has "
+                             f"{arch.n_layers} layers")
+    if gpu_count > 1 and parallel == "tensor" and arch.n_heads % gpu_count:
+        return "gpu_count", (f"{gpu_count:,} GPUs: tensor parallelism splits the {arch.n_heads} attention heads of "
+                             f"{model.name} evenly, and {gpu_count:,} does not divide {arch.n_heads}")
+    if request.quant == "MXFP4_MOE" and arch.n_experts == 0:
+        return "quant", f"MXFP4_MOE stores routed experts in MXFP4, and {model.name} has no routed experts"
+    if request.quant == "MXFP4" and model.native_format != "mxfp4":
+        return "quant", (f"no MXFP4 checkpoint of {model.name} exists: MXFP4 checkpoints are models published in "
+                         f"it (such as gpt-oss)")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- cached work
@@ -231,7 +262,7 @@ def _tp_blocker(arch: Architecture, tp: int) -> str | None:
 def _prepare(model: ModelSpec, quant: str, engine: str, kv_type: str, backend: str, gpu_count: int,
              parallel: str) -> _Prepared:
     arch = model.architecture
-    w = weights(arch, _size_key(quant, engine))
+    w = weights(arch, _size_key(quant, engine), _kept_expert_type(model))
     measured = model.measured_size(quant) if engine != "vllm" else None
     source: Literal["measured", "computed"] = "computed"
     if measured:
@@ -267,7 +298,8 @@ def _speeds(work: speed.Workload, sdev: speed.SpeedDevice, depth: int, prompt: i
     decode = _decode(work, sdev, depth)
     batched = speed.batched_tokens_per_s(work, sdev, sequences=batch, depth=depth) if batch > 1 else decode
     t = speed.prefill_s(work, sdev, prompt_tokens=prompt, depth=depth)
-    return decode, prompt / t, t, batched
+    ttft = t + speed.decode_step_s(work, sdev, depth=depth + prompt)
+    return decode, prompt / t, ttft, batched
 
 
 # ---------------------------------------------------------------------------------------------- the facade
@@ -331,7 +363,8 @@ def _max_sequences(p: _Prepared, engine: str, context: int, usable: int, limit: 
 def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
     return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops, device.backend, device.count,
                              device.parallel, device.interconnect_bytes_per_s,
-                             fp16_accumulate_doubles=device.fp16_accumulate_doubles)
+                             fp16_accumulate_doubles=device.fp16_accumulate_doubles, hbm=device.hbm,
+                             graphs=device.graphs)
 
 
 def _on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> tuple[_Prepared, int, int, int, Verdict | None]:
@@ -403,17 +436,23 @@ def context_memory(model: ModelSpec, device: DeviceSpec, request: Request, conte
 
 def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Prepared,
                  verdict: str) -> tuple[tuple[str, str], ...]:
+    runs = verdict != "no_fit"
     return _assumption_list(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
-                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload", _flops_rule(device))
+                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload",
+                            _flops_rule(device) if runs else None)
 
 
 @cache  # one shared tuple per distinct list: estimates stay small in memory and in the store
 def _assumption_list(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
                      overhead_items: tuple[tuple[str, str], ...], blocked: str | None, offload_possible: bool,
-                     prefill_rule: str) -> tuple[tuple[str, str], ...]:
+                     prefill_rule: str | None) -> tuple[tuple[str, str], ...]:
+    """The assumptions behind an estimate; the speed constants and FLOPS rule only when there are speeds
+    (``prefill_rule`` None: the setup does not run)."""
     base = _assumption_base(device_backend, usable_rule, engine, kv_type, quant, source, overhead_items, blocked,
                             offload_possible)
-    return base + (("speed.prefill_flops", prefill_rule),)
+    if prefill_rule is None:
+        return base
+    return base + speed.constants_for(device_backend).assumptions() + (("speed.prefill_flops", prefill_rule),)
 
 
 @cache
@@ -434,7 +473,6 @@ def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type
     if blocked:
         items.append(("blocked", blocked))
     items += overhead_items
-    items += speed.constants_for(device_backend).assumptions()
     return tuple(items)
 
 

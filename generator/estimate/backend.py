@@ -11,7 +11,7 @@ class BackendConstants:
 
     family: str
     bandwidth_efficiency: float
-    bandwidth_ceiling_bytes_per_s: float
+    hbm_bandwidth_efficiency: float
     kv_efficiency: float
     launch_s: float
     launch_per_layer_s: float
@@ -27,16 +27,28 @@ class BackendConstants:
     # micro-batch (dequantisation to F16 before the GEMMs) and bytes per attention score (materialised KQ scores).
     dequant_bytes_per_weight: float = 0.0
     score_bytes: float = 0.0
-    fitted: bool = True
+    # Per-layer launch cost where each kernel is launched one by one: llama.cpp disables CUDA graphs below compute
+    # capability 8.0 (ggml-cuda.cu: ``cc < GGML_CUDA_CC_AMPERE`` sets ``disable_due_to_gpu_arch``).
+    launch_per_layer_ungraphed_s: float = 0.0
+    engine: str = ""  # the engine builds the constants describe (fitted on their measurements)
+    borrowed_from: str | None = None  # family whose fitted constants this family uses for lack of its own rows
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the constants were fitted on this family's own measurements."""
+        return self.borrowed_from is None
 
     def assumptions(self) -> tuple[tuple[str, str], ...]:
         """The constants as (key, value) pairs for the pages."""
+        borrowed = f" (no measurements of its own: constants of {self.borrowed_from})" if self.borrowed_from else ""
         return (
-            ("speed.family", self.family + ("" if self.fitted else " (not fitted: borrowed from CUDA)")),
+            ("speed.family", self.family + borrowed),
+            ("speed.engine", self.engine),
             ("speed.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
-            ("speed.bandwidth_ceiling_gb_per_s", f"{self.bandwidth_ceiling_bytes_per_s / 1e9:.0f}"),
+            ("speed.hbm_bandwidth_efficiency", f"{self.hbm_bandwidth_efficiency:.3f}"),
             ("speed.kv_efficiency", f"{self.kv_efficiency:.3f}"),
-            ("speed.launch_s", f"{self.launch_s:.2e} + {self.launch_per_layer_s:.2e} × layers"),
+            ("speed.launch_s", f"{self.launch_s:.2e} + {self.launch_per_layer_s:.2e} × layers (without CUDA graphs "
+                               f"{self.launch_per_layer_ungraphed_s:.2e} × layers)"),
             ("speed.split_s", f"{self.split_s:.2e} per extra GPU (layer split)"),
             ("speed.compute_efficiency", f"{self.compute_efficiency:.3f}"),
             ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),

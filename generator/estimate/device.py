@@ -13,6 +13,7 @@ Several GPUs add their usable memory; ``parallel`` says how the model is split: 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal, Sequence
 
 GIB = 2**30
@@ -43,6 +44,8 @@ class DeviceSpec:
     tdp_w: float | None
     interconnect_bytes_per_s: float | None = None
     fp16_accumulate_doubles: bool = False  # GeForce: see ``geforce_rate``
+    hbm: bool = False  # stacked high-bandwidth memory (the catalogue's memory_type starts with HBM)
+    graphs: bool = True  # llama.cpp replays decode steps as CUDA graphs (not on NVIDIA parts older than Ampere)
 
     @property
     def per_gpu_usable_bytes(self) -> int:
@@ -65,3 +68,18 @@ def usable_memory(memory_bytes: int, catalogued: int | None, unified: bool, back
         num, den = APPLE_SMALL_SHARE if memory_bytes <= APPLE_SMALL_LIMIT_BYTES else APPLE_LARGE_SHARE
         return memory_bytes * num // den, f"Apple GPU working set {num}/{den} of unified memory"
     return memory_bytes, "whole memory (engine context counted separately)"
+
+
+AMPERE_LAUNCH = date(2020, 5, 14)  # A100, the first Ampere (compute capability 8.0) part
+
+
+def pre_ampere(vendor: str, launch_date: date | None) -> bool:
+    """NVIDIA parts launched before Ampere (Pascal, Volta, Turing: compute capability below 8.0), for which llama.cpp
+    disables CUDA graphs (ggml-cuda.cu, ``cc < GGML_CUDA_CC_AMPERE``). The catalogue has no architecture field; the
+    launch date separates them (every catalogued NVIDIA part launched since 2020-05-14 is Ampere or newer)."""
+    return vendor == "nvidia" and launch_date is not None and launch_date < AMPERE_LAUNCH
+
+
+def is_hbm(memory_type: str | None) -> bool:
+    """Whether a catalogue memory type is stacked HBM (HBM2, HBM2e, HBM3, HBM3e …)."""
+    return bool(memory_type) and memory_type.upper().startswith("HBM")

@@ -1,10 +1,17 @@
-"""Fit the speed constants per backend family on the calibration file and write constants.py.
+"""Fit the speed constants per backend family and engine era on the calibration file and write constants.py.
 
 Run ``python -m generator.cli.fit_constants`` (reads catalog/gpus when present: the command does the I/O, this
-module only fits). Decode constants are fitted on decode rows first, then prefill constants on prefill rows with
-the decode constants held. The loss is a soft-L1 (robust) loss on ln(predicted / measured), minimised by a
-Nelder–Mead search in log-parameter space; no row is special-cased. A second fit without the hold-out GPUs
-(``calibration.holdout_gpus``) measures the error on GPUs the constants never saw.
+module only fits). One constants set per (family, era) with rows: 2024 builds (CUDA, Metal) and current builds
+(CUDA, ROCm, Vulkan). A family's current set starts from what the older era or CUDA fitted and refits only what its
+rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``). Decode constants are
+fitted on decode rows first, then prefill constants on prefill rows with the decode constants held. The loss is a
+soft-L1 (robust) loss on ln(predicted / measured), minimised by a Nelder–Mead search in log-parameter space; no row
+is special-cased.
+
+The error it stores is cross-validated: every GPU's rows predicted by a refit without that GPU (leave one GPU out),
+every publication's rows by a refit without that publication (leave one source out); a (family, era) left without
+rows borrows the nearest fitted set, as a backend without measurements does on the pages. Time to first token is
+scored on paired prefill and decode rows.
 
 ``flops_per_byte`` (the FLOPS that stand in for a GPU without a FLOPS figure) is fitted last, on the family's
 prefill rows with every GPU's FLOPS hidden and the other constants held; a family where no calibration GPU has a
@@ -18,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -27,20 +36,22 @@ from .calibration import Case
 
 CONSTANTS_PATH = Path(__file__).resolve().parent / "constants.py"
 LOSS_SCALE = 0.1  # soft-L1 turns from quadratic to linear at 10 % error
-DECODE_FIELDS = ("bandwidth_efficiency", "bandwidth_ceiling_bytes_per_s", "kv_efficiency", "launch_s",
-                 "launch_per_layer_s", "split_s")
+DECODE_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "launch_s",
+                 "launch_per_layer_s", "launch_per_layer_ungraphed_s", "split_s")
 PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor", "dequant_bytes_per_weight",
                   "score_bytes", "pipeline_efficiency")
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
-EFFICIENCIES = ("bandwidth_efficiency", "kv_efficiency", "compute_efficiency", "attention_efficiency",
-                "pipeline_efficiency")
+EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "compute_efficiency",
+                "attention_efficiency", "pipeline_efficiency")
 FACTORS = ("dequant_factor",)
-UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes")  # see fit_family  # extra work per quantised FLOP: a factor below 1 is not physical
-START = BackendConstants("start", bandwidth_efficiency=0.8, bandwidth_ceiling_bytes_per_s=1.5e12, kv_efficiency=0.3,
+UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes")  # see fit_family
+START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.6, kv_efficiency=0.3,
                          launch_s=1e-3, launch_per_layer_s=3e-5, split_s=2e-4, compute_efficiency=0.4,
                          attention_efficiency=0.5, dequant_factor=1.05, pipeline_efficiency=0.8,
-                         flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0)
-FLOOR = 1e-7  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
+                         flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0,
+                         launch_per_layer_ungraphed_s=1e-4)
+FLOOR = 1e-7
+START_CAP = 0.95  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
 
 def nelder_mead(f: Callable[[list[float]], float], x0: Sequence[float], step: float = 0.5, iterations: int = 3000,
@@ -82,103 +93,307 @@ def soft_l1(residuals: Sequence[float]) -> float:
     return sum(2 * s * s * (math.sqrt(1 + (r / s) ** 2) - 1) for r in residuals)
 
 
-def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float]) -> BackendConstants:
+# The builds each (family, era) set is fitted on, and what they do (see speed's module docstring).
+_OLD = ("llama.cpp builds of May 2024 (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash "
+        "attention off)")
+ENGINES = {
+    ("cuda", calibration.ERA_2024): _OLD, ("metal", calibration.ERA_2024): _OLD,
+    ("cuda", calibration.ERA_CURRENT): "llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul "
+                                       "MMQ, flash attention on)",
+    ("rocm", calibration.ERA_CURRENT): "llama.cpp ROCm build of 2026 (llama-bench in pull request 26284; quantised "
+                                       "matmul MMQ)",
+    ("vulkan", calibration.ERA_CURRENT): "llama.cpp Vulkan builds of 2025-05 to 2026-05 (llama-bench in pull requests "
+                                         "13324 and 21024; flash attention on)",
+}
+# Current builds: MMQ multiplies the quantised blocks (no F16 copy), flash attention keeps the scores on chip, and
+# the per-token fixed cost is one term per layer (a single model in the rows cannot separate a + b·layers).
+CURRENT_FIXED = {"dequant_bytes_per_weight": 0.0, "score_bytes": 0.0, "launch_s": 0.0}
+# MMQ runs on int8 tensor cores at twice the FP16 rate: a quantised FLOP takes at least half an F16 GEMM FLOP's time.
+MMQ_FACTOR_FLOOR = 0.5
+CURRENT_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "launch_per_layer_s",
+                  "launch_per_layer_ungraphed_s", "dequant_factor")
+
+
+def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float], factor_floor: float) -> BackendConstants:
     values = {name: max(math.exp(v), FLOOR) for name, v in zip(fields, logs)}
     for name in EFFICIENCIES:
         if name in values:
             values[name] = min(values[name], 1.0)  # an efficiency above 1 is not physical
     for name in FACTORS:
         if name in values:
-            values[name] = max(values[name], 1.0)
+            values[name] = max(values[name], factor_floor)
     return dataclasses.replace(c, **values)
 
 
-def _fit_fields(cases: list[Case], start: BackendConstants, fields: Sequence[str]) -> BackendConstants:
-    x0 = [math.log(max(getattr(start, name), FLOOR)) for name in fields]
+def _fit_fields(cases: list[Case], start: BackendConstants, fields: Sequence[str],
+                factor_floor: float = 1.0) -> BackendConstants:
+    if not fields or not cases:
+        return start
+    # An efficiency starting at its cap of 1 would leave the simplex flat (every step up is clamped back): start
+    # just inside it.
+    x0 = [math.log(min(max(getattr(start, name), FLOOR), START_CAP if name in EFFICIENCIES else math.inf))
+          for name in fields]
 
     def loss(x: list[float]) -> float:
-        c = _with(start, fields, x)
+        c = _with(start, fields, x, factor_floor)
         return soft_l1([calibration.log_error(case, c) for case in cases])
 
     best = x0
     for _ in range(3):  # restarts from the last optimum escape early simplex collapse
         best = nelder_mead(loss, best)
-    return _with(start, fields, best)
+    return _with(start, fields, best, factor_floor)
 
 
-def fit_family(cases: list[Case], family: str, start: BackendConstants = START) -> BackendConstants:
-    """Decode constants on the family's decode rows, then prefill constants and flops_per_byte on its prefill rows.
+def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
+    """The fields these rows can pin down: multi-GPU terms need multi-GPU rows, each η_bw needs GPUs of its kind."""
+    multi = any(c.device.gpu_count > 1 for c in cases)
+    hbm = {c.device.hbm for c in cases if c.row.kind == "decode_tps"}
+    out = []
+    for f in fields:
+        if f in MULTI_GPU_FIELDS and not multi:
+            continue
+        if (f == "hbm_bandwidth_efficiency" and True not in hbm) or (f == "bandwidth_efficiency" and False not in hbm):
+            continue
+        if f == "launch_per_layer_ungraphed_s" and all(c.device.graphs for c in cases):
+            continue
+        # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of
+        # several sizes) pin both.
+        sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
+        if f == "launch_per_layer_s" and len(sizes) < 2:
+            continue
+        out.append(f)
+    return out
 
-    Constants the family's rows cannot identify (multi-GPU terms without multi-GPU rows) keep ``start``'s values.
-    """
-    mine = [c for c in cases if c.family == family]
-    multi = any(c.device.gpu_count > 1 for c in mine)
-    start = dataclasses.replace(start, family=family)
-    usable = lambda fields: [f for f in fields if multi or f not in MULTI_GPU_FIELDS]  # noqa: E731
+
+def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
+               era: str = calibration.ERA_2024) -> BackendConstants:
+    """Constants of one backend family and engine era, fitted on its rows (``cases`` may hold others).
+
+    2024 builds: decode constants on decode rows, then prefill constants and flops_per_byte on prefill rows. Current
+    builds: only what their rows identify (η_bw, η_bw of HBM, per-layer cost, quantised-matmul factor), with the
+    era's fixed terms (``CURRENT_FIXED``) and the rest kept from ``start`` (the family's 2024 fit). Constants the rows
+    cannot identify keep ``start``'s values."""
+    mine = [c for c in cases if c.family == family and c.era == era]
+    start = dataclasses.replace(start, family=family, engine=ENGINES[(family, era)], borrowed_from=None)
     decode = [c for c in mine if c.row.kind == "decode_tps"]
-    if decode:
-        start = _fit_fields(decode, start, usable(DECODE_FIELDS))
     prefill = [c for c in mine if c.row.kind == "prefill_tps"]
     rated = [c for c in prefill if c.device.fp16_flops is not None]
+    if era == calibration.ERA_CURRENT:
+        start = dataclasses.replace(start, **CURRENT_FIXED)
+        start = _fit_fields(decode, start, _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode))
+        start = _fit_fields(rated, start, ["dequant_factor"] if rated else [], factor_floor=MMQ_FACTOR_FLOOR)
+        return _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"] if prefill else [])
+    start = _fit_fields(decode, start, _identifiable(DECODE_FIELDS, decode))
     if rated:
-        start = _fit_fields(rated, start, usable(PREFILL_FIELDS))
+        start = _fit_fields(rated, start, _identifiable(PREFILL_FIELDS, rated))
         start = _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"])
     elif prefill:
         # With F = flops_per_byte × bandwidth for every GPU, traffic over the bandwidth is indistinguishable from
         # FLOPs over F: the dequantisation and score traffic fold into dequant_factor and attention_efficiency.
         start = dataclasses.replace(start, compute_efficiency=1.0, dequant_bytes_per_weight=0.0, score_bytes=0.0)
-        fields = [f for f in usable(PREFILL_FIELDS) if f not in UNRATED_FIXED] + ["flops_per_byte"]
+        fields = [f for f in _identifiable(PREFILL_FIELDS, prefill) if f not in UNRATED_FIXED] + ["flops_per_byte"]
         start = _fit_fields(prefill, start, fields)
     return start
 
 
-def fit(cases: list[Case]) -> dict[str, BackendConstants]:
-    """Constants for every family in ``cases``; CUDA first, the others start from (and borrow unidentified terms of) it."""
-    families = sorted({c.family for c in cases}, key=lambda f: (f != "cuda", f))
+Group = tuple[str, str]  # (backend family, engine era)
+
+
+def _order(groups: set[Group]) -> list[Group]:
+    """Fit order: CUDA before other families, older eras before newer (each starts from what came before)."""
+    return sorted(groups, key=lambda g: (calibration.ERAS.index(g[1]), g[0] != "cuda", g[0]))
+
+
+def fit(cases: list[Case], previous: dict[Group, BackendConstants] | None = None,
+        only: set[Group] | None = None) -> dict[Group, BackendConstants]:
+    """Constants for every (family, era) in ``cases``. A family's newer era starts from its older one; a family's
+    first era starts from CUDA's of the same era. ``previous``/``only``: refit just ``only``, keep the rest."""
+    out: dict[Group, BackendConstants] = dict(previous or {})
+    for group in _order({c.group for c in cases}):
+        if only is not None and group not in only:
+            continue
+        family, era = group
+        older = [e for e in calibration.ERAS[: calibration.ERAS.index(era)] if (family, e) in out]
+        start = out[(family, older[-1])] if older else out.get(("cuda", era), out.get(("cuda", calibration.ERA_2024), START))
+        out[group] = fit_family(cases, family, start, era)
+    return out
+
+
+def resolve(constants: dict[Group, BackendConstants], group: Group) -> BackendConstants:
+    """The constants that predict a (family, era): its own, else the family's nearest era, else CUDA's (borrowed)."""
+    family, era = group
+    if group in constants:
+        return constants[group]
+    rank = lambda g: abs(calibration.ERAS.index(g[1]) - calibration.ERAS.index(era))  # noqa: E731
+    same = sorted((g for g in constants if g[0] == family), key=rank)
+    if same:
+        return constants[same[0]]
+    other = sorted(constants, key=lambda g: (g[0] != "cuda", rank(g)))
+    return dataclasses.replace(constants[other[0]], family=family, borrowed_from=other[0][0])
+
+
+def newest(constants: dict[Group, BackendConstants]) -> dict[str, BackendConstants]:
+    """Per family, the constants of its newest era (what the pages use)."""
     out: dict[str, BackendConstants] = {}
-    for family in families:
-        out[family] = fit_family(cases, family, out.get("cuda", START))
+    for (family, era) in sorted(constants, key=lambda g: calibration.ERAS.index(g[1])):
+        out[family] = constants[(family, era)]
     return out
 
 
-def stats_rows(points: list[calibration.Point]) -> list[tuple[str, int, float, float, float]]:
-    """(kind, rows, median |error|, worst |error|, share within ±30 %) per speed kind."""
+# ---------------------------------------------------------------------------------------------- cross-validation
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """One row predicted by constants fitted without it."""
+
+    method: str  # "gpu" (leave one GPU out) or "source" (leave one source out)
+    family: str
+    era: str
+    kind: str
+    gpu: str
+    context: int | None
+    measured: float
+    predicted: float
+    setup: tuple = ()  # (model, quant, depth, backend): what a prefill row pairs with for time to first token
+
+
+def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstants]) -> list[HeldOut]:
+    return [HeldOut(method, c.family, c.era, c.row.kind, c.gpu_id, c.row.context, c.row.value,
+                    calibration.predict(c, resolve(constants, c.group)),
+                    (c.row.model, c.row.quant, c.row.depth, c.device.gpu_count)) for c in cases]
+
+
+def leave_one_gpu_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
+    """Each GPU's rows predicted by constants fitted without any of its rows (groups it is absent from keep ``full``;
+    groups fitted after one it was in are refitted too, since they start from it)."""
     out = []
-    for kind in calibration.SPEED_KINDS:
-        r = calibration.summarize(kind, [p for p in points if p.kind == kind])
-        out.append((kind, r.rows, round(r.median_abs_error, 4), round(r.worst_abs_error, 4), round(r.within_30, 4)))
+    for gpu in sorted({c.gpu_id for c in cases}):
+        train = [c for c in cases if c.gpu_id != gpu]
+        touched = {c.group for c in cases if c.gpu_id == gpu}
+        first = min(_order(touched), key=_order({c.group for c in cases}).index)
+        order = _order({c.group for c in cases})
+        refit = set(order[order.index(first):])
+        constants = fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit)
+        out += _held("gpu", [c for c in cases if c.gpu_id == gpu], constants)
     return out
 
 
-def render(constants: dict[str, BackendConstants], holdout: frozenset[str],
-           fit_stats: list[tuple], holdout_stats: list[tuple], fallback_stats: list[tuple],
-           gpu_sources: dict[str, str]) -> str:
+def source_of(case: Case) -> str:
+    """The publication a row comes from (its source before any parenthesis: repository or discussion)."""
+    return case.row.source.split(" (")[0].split(" via ")[0]
+
+
+def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
+    """Each source's rows predicted by constants fitted on the other sources only (a (family, era) missing from the
+    rest borrows the nearest fitted set, as a backend without measurements does on the pages)."""
+    out = []
+    for source in sorted({source_of(c) for c in cases}):
+        train = [c for c in cases if source_of(c) != source]
+        out += _held("source", [c for c in cases if source_of(c) == source], fit(train))
+    return out
+
+
+def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
+    """Time to first token from paired prefill and decode rows (same method, GPU, backend, model, quant, depth and GPU
+    count; the 2024 tables also pair ppN with tgN): the prompt's time at the prefill rate plus one token at the
+    decode rate, measured against predicted."""
+    def key(p: HeldOut) -> tuple:
+        return (p.method, p.gpu, p.family, p.era, p.setup, p.context if p.era == calibration.ERA_2024 else None)
+
+    decode = {key(p): p for p in points if p.kind == "decode_tps"}
+    out = []
+    for p in points:
+        d = decode.get(key(p))
+        if p.kind != "prefill_tps" or d is None:
+            continue
+        n = p.context or 512
+        out.append(HeldOut(p.method, p.family, p.era, "ttft_s", p.gpu, n, n / p.measured + 1 / d.measured,
+                           n / p.predicted + 1 / d.predicted))
+    return out
+
+
+def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, float, float, float]]:
+    """(method, group, kind, rows, median |error|, worst |error|, share within ±30 %) per backend-era group and all."""
+    out = []
+    for method in ("gpu", "source"):
+        mine = [p for p in points if p.method == method]
+        groups = sorted({f"{p.family} {p.era}" for p in mine}) + ["all"]
+        for group in groups:
+            for kind in calibration.SPEED_KINDS + ("ttft_s",):
+                sel = [p for p in mine if p.kind == kind and group in ("all", f"{p.family} {p.era}")]
+                if sel:
+                    r = calibration.summarize(kind, [_point(p) for p in sel])
+                    out.append((method, group, kind, r.rows, round(r.median_abs_error, 4),
+                                round(r.worst_abs_error, 4), round(r.within_30, 4)))
+    return out
+
+
+def _point(p: HeldOut) -> calibration.Point:
+    return calibration.Point(p.kind, "", "", p.gpu, p.context, p.measured, p.predicted, "", "")
+
+
+def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> list[tuple[str, str, str, str, float]]:
+    """(family, era, lender, kind, median |error|) of each family's rows predicted with another family's constants of
+    the same engine era: the cost of borrowing across backends without the drift between engine builds (the widening
+    of a borrowing backend's band)."""
+    out = []
+    for family, era in _order({c.group for c in cases}):
+        lenders = sorted((f for f, e in constants if e == era and f != family), key=lambda f: (f != "cuda", f))
+        mine = [c for c in cases if c.group == (family, era)]
+        for lender in lenders:
+            for kind in calibration.SPEED_KINDS:
+                errors = [abs(math.exp(calibration.log_error(c, constants[(lender, era)])) - 1)
+                          for c in mine if c.row.kind == kind]
+                if errors:
+                    out.append((family, era, lender, kind, round(statistics.median(errors), 4)))
+    return out
+
+
+def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow: list[tuple],
+           fit_stats: list[tuple], points: list[HeldOut], size_stats: tuple, gpu_sources: dict[str, str]) -> str:
     """The text of constants.py."""
+    def ctor(c: BackendConstants) -> str:
+        args = ", ".join(f"{f.name}={getattr(c, f.name)!r}" for f in dataclasses.fields(c)
+                         if f.name not in ("family", "borrowed_from"))
+        return f"BackendConstants({c.family!r}, {args})"
+
+    latest = newest(constants)
     lines = [
-        '"""Fitted speed constants per backend family. GENERATED by generator/estimate/fit_constants.py — do not edit.',
+        '"""Fitted speed constants per backend family and engine era. GENERATED by generator/estimate/fit_constants.py.',
         "",
-        "Fitted on generator/data/measurements.csv (llama.cpp llama-bench, May 2024 builds). HOLDOUT_STATS come from a",
-        "second fit without the HOLDOUT_GPUS, evaluated on those GPUs only; FIT_STATS are in-sample for CONSTANTS.",
-        "FLOPS_FALLBACK_STATS: the same hold-out with every GPU's FLOPS hidden (flops_per_byte × bandwidth instead).",
+        "Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set",
+        "names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).",
+        "CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per",
+        "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
+        "of the same era.",
+        "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",
         '"""',
         "",
         "from __future__ import annotations",
         "",
         "from .backend import BackendConstants",
         "",
-        "CONSTANTS: dict[str, BackendConstants] = {",
+        "ERA_CONSTANTS: dict[tuple[str, str], BackendConstants] = {",
     ]
-    for family, c in constants.items():
-        args = ", ".join(f"{f.name}={getattr(c, f.name)!r}" for f in dataclasses.fields(c)
-                         if f.name not in ("family", "fitted"))
-        lines.append(f"    {family!r}: BackendConstants({family!r}, {args}),")
-    lines += ["}", "", f"HOLDOUT_GPUS: tuple[str, ...] = {tuple(sorted(holdout))!r}", "",
-              "# (kind, rows, median |error|, worst |error|, share within ±30 %)",
+    lines += [f"    {g!r}: {ctor(c)}," for g, c in sorted(constants.items())]
+    lines += ["}", "", "CONSTANTS: dict[str, BackendConstants] = {"]
+    lines += [f"    {f!r}: ERA_CONSTANTS[{(f, next(g[1] for g, k in constants.items() if k is c))!r}],"
+              for f, c in sorted(latest.items())]
+    lines += ["}", "",
+              "# (method, group, kind, rows, median |error|, worst |error|, share within ±30 %)",
+              "CV_STATS: tuple[tuple[str, str, str, int, float, float, float], ...] = ("]
+    lines += [f"    {r!r}," for r in stats]
+    lines += [")", "", "# (family, era, lender, kind, median |error| with the lender's constants of the same era)",
+              f"BORROW_STATS: tuple[tuple[str, str, str, str, float], ...] = {tuple(borrow)!r}", "",
+              "# in-sample (kind, rows, median, worst, within ±30 %); file size: (rows, median, worst, within ±30 %)",
               f"FIT_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(fit_stats)!r}",
-              f"HOLDOUT_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(holdout_stats)!r}",
-              f"FLOPS_FALLBACK_STATS: tuple[tuple[str, int, float, float, float], ...] = {tuple(fallback_stats)!r}",
-              "",
-              "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
+              f"FILESIZE_STATS: tuple[int, float, float, float] = {size_stats!r}", "",
+              "# leave-one-GPU-out held-out points: (kind, family, era, measured, predicted)",
+              "CV_POINTS: tuple[tuple[str, str, str, float, float], ...] = ("]
+    lines += [f"    {(p.kind, p.family, p.era, p.measured, round(p.predicted, 3))!r}," for p in points
+              if p.method == "gpu" and p.kind in calibration.SPEED_KINDS]
+    lines += [")", "", "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
               "GPU_SOURCES: dict[str, str] = {"]
     lines += [f"    {k!r}: {v!r}," for k, v in sorted(gpu_sources.items())]
     lines += ["}", ""]

@@ -20,9 +20,10 @@ this module decides how long it takes. Inputs:
 Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
     t_step = max(W(N)/B + N·state/B + N·KV(d)/(η_kv·BW), N·t_compute) + t_launch + t_split + t_host + t_comm
-    B = min(η_bw·BW, ceiling)                       (decode kernels reach a share of the datasheet bandwidth,
-                                                     and no more than a per-backend ceiling: memory-level
-                                                     parallelism of llama.cpp's mat-vec kernels on HBM parts)
+    B = η_bw·BW                                     (decode kernels reach a share of the datasheet bandwidth BW,
+                                                     the only cap; η_bw is fitted separately for HBM parts, whose
+                                                     stacks need more requests in flight than llama.cpp's
+                                                     batch-1 mat-vec kernels keep outstanding)
     t_launch = a + b·n_layers                       (kernel launches and syncs, per backend)
     t_split = split_s · (gpus − 1)                  (layer split: one hand-over per GPU boundary, no speed-up)
     KV(d) = Σ_groups kv_bytes_per_token · min(d, window)
@@ -33,12 +34,15 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
     t = max(F_lin·q / (η_c·F) + F_attn / (η_attn·F), weights / B) + (κ·N_q + σ·S) / BW + t_launch + t_split
     F_attn = Σ_groups flops_per_key · Σ_positions min(position + 1, window)
     S = Σ_groups heads · Σ_positions min(position + 1, window)      (attention scores, one per query, key and head)
-    q = dequant_factor for block-quantised weights, 1 for 16-bit
+    q = dequant_factor for block-quantised weights (time per quantised matmul FLOP relative to an F16 GEMM FLOP),
+        1 for 16-bit
     N_q = block-quantised weights the micro-batch touches; κ = dequant_bytes_per_weight: memory traffic per such
-        weight per micro-batch (llama.cpp's CUDA backend expands quantised weights to an F16 copy before its cuBLAS
-        GEMMs at batch sizes above 32: read the blocks, write and re-read two bytes per weight)
-    σ = score_bytes: memory traffic per attention score (without flash attention the KQ scores are written in F32,
-        scaled, masked and soft-maxed in place and read again by the KQ·V product)
+        weight per micro-batch. Engine era: llama.cpp builds of 2024 expanded quantised weights to an F16 copy
+        before their cuBLAS GEMMs (κ fitted); current builds multiply the quantised blocks directly (MMQ, int8
+        tensor cores / dp4a, ``ggml_cuda_should_use_mmq``), so κ = 0 and the quantised rate is in q
+    σ = score_bytes: memory traffic per attention score. 2024 builds ran without flash attention (KQ scores written
+        in F32, soft-maxed in place and read again); current builds default to flash attention, which keeps the
+        scores on chip: σ = 0 for that era
     BW = datasheet bandwidth: these passes are streaming kernels, bandwidth-bound, and run one after the other
     F = GEMM FLOPS: the dense FP16 tensor figure; on GeForce cards (``fp16_accumulate_doubles``) twice it,
         because llama.cpp's cuBLAS F16 GEMMs accumulate in FP16, which GeForce runs at double the
@@ -55,7 +59,10 @@ by the GPU count and adds two all-reduces of the hidden state per layer (ALL_RED
 transfer over the interconnect; an assumption — the calibration data has no tensor-parallel rows).
 Offloaded weights (``host_*_bytes``) are read at system-RAM bandwidth in decode and cross the host link once
 per micro-batch in prefill.
-Time to first token = prefill time of the prompt (the last prefill step yields the first token).
+Time to first token = prefill time of the prompt + one decode step at the prompt's depth (sampling the first
+token and the first step of generation).
+Each ``BackendConstants`` set names the engine builds (``engine``) it was fitted on; a family without its own
+measurements borrows another's set (``borrowed_from``) and the pages say so.
 """
 
 from __future__ import annotations
@@ -121,6 +128,8 @@ class SpeedDevice:
     host_bandwidth_bytes_per_s: float = DEFAULT_HOST_BANDWIDTH_BYTES_PER_S
     host_link_bytes_per_s: float = DEFAULT_HOST_LINK_BYTES_PER_S
     fp16_accumulate_doubles: bool = False
+    hbm: bool = False  # stacked HBM memory: decode reaches hbm_bandwidth_efficiency of the datasheet bandwidth
+    graphs: bool = True  # the engine replays each step as a CUDA graph (llama.cpp: NVIDIA Ampere and newer only)
 
     def datasheet_flops(self, c: "BackendConstants") -> float:
         """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
@@ -137,23 +146,27 @@ class SpeedDevice:
         return self.datasheet_flops(c) * (2.0 if doubles else 1.0)
 
     def kernel_bandwidth(self, c: "BackendConstants") -> float:
-        """Bandwidth one GPU's decode kernels reach: η_bw of the datasheet figure, at most the backend's ceiling."""
-        return min(c.bandwidth_efficiency * self.bandwidth_bytes_per_s, c.bandwidth_ceiling_bytes_per_s)
+        """Bandwidth one GPU's decode kernels reach: η_bw (HBM or not) of the datasheet figure, never more."""
+        eta = c.hbm_bandwidth_efficiency if self.hbm else c.bandwidth_efficiency
+        return eta * self.bandwidth_bytes_per_s
+
+
+FAMILIES = ("cuda", "rocm", "metal", "vulkan")
 
 
 def family(backend: str) -> str:
-    """The constants family of a backend name: cuda, rocm, metal or other."""
+    """The constants family of a backend name: cuda, rocm, metal, vulkan, or other."""
     name = backend.lower()
-    return name if name in ("cuda", "rocm", "metal") else "other"
+    return name if name in FAMILIES else "other"
 
 
 @cache
 def constants_for(backend: str) -> BackendConstants:
-    """The fitted constants of a backend's family (families without data borrow CUDA's, marked unfitted)."""
+    """The newest fitted constants of a backend's family; a family without measurements borrows CUDA's (marked)."""
     fam = family(backend)
     if fam in CONSTANTS:
         return CONSTANTS[fam]
-    return dataclasses.replace(CONSTANTS["cuda"], family=fam, fitted=False)
+    return dataclasses.replace(CONSTANTS["cuda"], family=fam, borrowed_from="cuda")
 
 
 # ---------------------------------------------------------------------------------------------- pieces
@@ -183,9 +196,10 @@ def _cap(depth: int, window: int | None) -> int:
     return depth if window is None else min(depth, window)
 
 
-def launch_s(work: Workload, c: BackendConstants) -> float:
+def launch_s(work: Workload, c: BackendConstants, graphs: bool = True) -> float:
     """Fixed per-step cost: kernel launches and synchronisation, growing with the layer count."""
-    return c.launch_s + c.launch_per_layer_s * work.n_layers
+    per_layer = c.launch_per_layer_s if graphs or c.launch_per_layer_ungraphed_s <= 0 else c.launch_per_layer_ungraphed_s
+    return c.launch_s + per_layer * work.n_layers
 
 
 def _host_step_s(work: Workload, device: SpeedDevice, sequences: int) -> float:
@@ -221,7 +235,7 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
     memory = ((on_gpu + sequences * work.state_bytes) / bw
               + sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n))
     compute = sequences * _token_flops_s(work, device, c, depth)
-    return (max(memory, compute) + launch_s(work, c) + _split_s(device, c) + _host_step_s(work, device, sequences)
+    return (max(memory, compute) + launch_s(work, c, device.graphs) + _split_s(device, c) + _host_step_s(work, device, sequences)
             + _comm_s(work, device, sequences))
 
 
@@ -297,7 +311,7 @@ def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, toke
     dequant = c.dequant_bytes_per_weight * quantized_weights_touched(work, share) / (device.bandwidth_bytes_per_s * n)
     # Host-resident weights travel to the GPU once per micro-batch (llama.cpp offloads big batches to the GPU).
     host = (work.host_dense_bytes + work.host_expert_bytes * share) / device.host_link_bytes_per_s
-    fixed = dequant + host + launch_s(work, c) + _split_s(device, c) + _comm_s(work, device, tokens)
+    fixed = dequant + host + launch_s(work, c, device.graphs) + _split_s(device, c) + _comm_s(work, device, tokens)
     return compute, memory, fixed
 
 
@@ -364,5 +378,5 @@ def prefill_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstant
 
 def ttft_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, prompt_tokens: int = 4096,
            depth: int = 0) -> float:
-    """Time to first token: prefill of the whole prompt (its last step yields the first token's logits)."""
-    return prefill_s(work, device, c, prompt_tokens, depth)
+    """Time to first token: prefill of the whole prompt, then one decode step at the prompt's end."""
+    return prefill_s(work, device, c, prompt_tokens, depth) + decode_step_s(work, device, c, depth + prompt_tokens)

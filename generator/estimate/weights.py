@@ -137,10 +137,17 @@ CHECKPOINT_FORMATS = ("BF16", "FP8", "AWQ-INT4", "NVFP4", "MXFP4")
 
 
 @cache
-def weights(arch: Architecture, quant: str) -> Weights:
-    """Stored bytes of ``arch`` at ``quant`` (a llama.cpp file type or a checkpoint format)."""
+def weights(arch: Architecture, quant: str, kept_expert_type: str | None = None) -> Weights:
+    """Stored bytes of ``arch`` at ``quant`` (a llama.cpp file type or a checkpoint format).
+
+    ``kept_expert_type``: the ggml type the GGUF converter already wrote the routed experts in, which every llama.cpp
+    file type keeps. gpt-oss ships its experts in MXFP4 and ``convert_hf_to_gguf.py`` (GptOssModel.repack_mxfp4)
+    writes them with ``raw_dtype=MXFP4`` whatever the output type; ``llama-quantize`` refuses to requantise an already
+    quantised tensor unless ``--allow-requantize`` is given (``llama_model_quantize_impl``), so a Q8_0 or Q4_K_M
+    file of gpt-oss keeps MXFP4 experts and only the other tensors change type."""
     if quant in FTYPE_BASE and quant != "BF16" or quant == "BF16-GGUF":
-        sizes = [_stored_bytes(ty, t.ne) for t, ty in gguf_types(arch, quant.removesuffix("-GGUF"))]
+        sizes = [_stored_bytes(kept_expert_type if kept_expert_type and t.role == "expert" else ty, t.ne)
+                 for t, ty in gguf_types(arch, quant.removesuffix("-GGUF"))]
     elif quant in CHECKPOINT_FORMATS:
         sizes = [checkpoint_bytes(quant, t) for t in arch.gguf_tensors]
     else:

@@ -53,7 +53,7 @@ ASSUMPTION = {
     "runtime.gpu_memory_utilization": N_("vLLM memory utilisation"), "runtime.activation_peak": N_("Activation peak"),
     "runtime.non_torch": N_("Memory outside PyTorch"), "runtime.cuda_graphs": N_("CUDA graphs"),
     "speed.family": N_("Speed constants fitted for"), "speed.bandwidth_efficiency": N_("Bandwidth efficiency"),
-    "speed.bandwidth_ceiling_gb_per_s": N_("Bandwidth ceiling (GB/s)"),
+    "speed.hbm_bandwidth_efficiency": N_("Bandwidth efficiency on HBM"), "speed.engine": N_("Engine builds measured"),
     "speed.kv_efficiency": N_("KV cache read efficiency"), "speed.launch_s": N_("Kernel launch time (s)"),
     "speed.split_s": N_("Layer split cost (s)"), "speed.compute_efficiency": N_("Compute efficiency"),
     "speed.attention_efficiency": N_("Attention efficiency"), "speed.dequant_factor": N_("Dequantization factor"),
@@ -72,7 +72,14 @@ ASSUMPTION_TEXT = frozenset({
     N_("experts, then layers, to system RAM until %(a)s MiB stay free; system RAM assumed %(b)s GiB at %(c)s GB/s"),
     N_("%(a)s MiB + KQ mask %(b)s B × %(c)s × KV cells (flash attention, n_ubatch %(d)s)"),
     N_("%(a)s MiB backend context (%(b)s × %(c)s MiB, Ollama MinimumMemory)"),
-    N_("%(a)s (not fitted: borrowed from CUDA)"), N_("%(a)s + %(b)s × layers"),
+    N_("%(a)s (no measurements of its own: constants of %(b)s)"),
+    N_("%(a)s + %(b)s × layers (without CUDA graphs %(c)s × layers)"),
+    N_("llama.cpp builds of May %(a)s (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash "
+       "attention off)"),
+    N_("llama.cpp CUDA builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench; quantised matmul MMQ, flash attention on)"),
+    N_("llama.cpp ROCm build of %(a)s (llama-bench in pull request %(b)s; quantised matmul MMQ)"),
+    N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests %(e)s and %(f)s; flash "
+       "attention on)"),
     N_("%(a)s per extra GPU (layer split)"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
@@ -87,7 +94,7 @@ ASSUMPTION_TEXT = frozenset({
        "prefill (borrowed from CUDA)"),
 })
 # A placeholder: a stand-alone number (with an optional percent sign) or a lower-case backend name.
-_SLOT = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?(?:e[-+]\d+)?%?|cuda|rocm|metal|other)(?![\w])")
+_SLOT = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?(?:e[-+]\d+)?%?|cuda|rocm|metal|vulkan|other)(?![\w])")
 _PROSE = re.compile(r"[A-Za-z]{3,}[ ,:;(]+[A-Za-z]{2,}")
 _NAMES = "abcdefghijklmnop"
 

@@ -316,7 +316,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["gpu_sources"] = lang.shared(("gpu_sources", gpu.id), lambda: _source_rows([(gpu.name, gpu)], _))
     view["insight"] = pair_insight(results, key.model, key.gpu, e, lang)
     view["assumptions"] = assumption_rows(e, lang)
-    view["error_band"] = results.error_band
+    view["error_band"] = results.error_band(gpu.backends[0])
     view.update(related_links(results, key.model, key.gpu, lang))
     view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
                            _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
@@ -533,22 +533,32 @@ def index_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
 
 
 def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
-    """Formulas, assumptions and the measured error on the calibration data."""
+    """Formulas, assumptions and the cross-validated error on the calibration data."""
     _ = lang.gettext
-    report = results.accuracy
-    decode = next(r for r in report if r.kind.startswith("decode"))
-    chart = charts.scatter_chart(_("Estimated against measured decode speed"),
-                                 tuple((p.measured, p.predicted) for p in decode.points),
-                                 _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
+    methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "formula": _("formula, nothing fitted")}
+    kinds = {"decode_tps": _("decode"), "prefill_tps": _("prefill"), "ttft_s": _("time to first token"),
+             "filesize": _("file size")}
+    rows = [{**r, "method": methods[r["method"]], "kind": kinds[r["kind"]],
+             "group": _("all") if r["group"] == "all" else r["group"]} for r in results.cross_validated]
+    charts_ = [
+        charts.scatter_chart(title, results.held_out_points(kind),
+                             _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
+        for kind, title in (("decode_tps", _("Decode speed on GPUs left out of the fit")),
+                            ("prefill_tps", _("Prefill speed on GPUs left out of the fit")))]
     return {
-        "report": report, "constants": results.constants_table, "chart": chart, "prose": lang.prose("methodology"),
+        "report": rows, "constants": results.constants_table, "charts": charts_,
+        "engines": [{**e, "engine": labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0]}
+                    for e in results.engines],
+        "prose": lang.prose("methodology"),
         "serving": serving_methodology(),
         "quality": [{"figure": f, "grade": fidelity.grade_of_kld(f.kld), "imatrix": None if f.imatrix == "none" else f.imatrix}
                     for f in fidelity.figures().values()],
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
-        "description": _("Formulas per attention kind and quantization, calibrated speed constants and the median and worst error against %(n)s measurements.") % {
-            "n": lang.fmt.number(sum(r.rows for r in results.accuracy))},
+        "description": _("Formulas per attention kind and quantization, speed constants per backend and engine build, and the error on GPUs and sources left out of the fit, over %(n)s measurements.") % {
+            "n": lang.fmt.number(sum(r["rows"] for r in results.cross_validated
+                                     if r["group"] == "all" and r["method"] in ("gpu", "formula")
+                                     and r["kind"] != "ttft_s"))},
         "modified": results.calibration_date,
     }
 

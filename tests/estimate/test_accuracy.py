@@ -1,4 +1,4 @@
-"""``python -m generator accuracy`` output format."""
+"""``python -m generator accuracy`` output format: cross-validated rows per backend, era and quantity."""
 
 from __future__ import annotations
 
@@ -8,21 +8,28 @@ import re
 from generator.__main__ import main
 
 
-def test_table_lists_each_kind(capsys) -> None:
+def test_table_lists_cross_validated_rows(capsys) -> None:
     assert main(["accuracy"]) == 0
     out = capsys.readouterr().out
-    for kind in ("filesize", "decode", "prefill"):
-        assert re.search(rf"^{kind}\s+\d+\s+\d+\.\d%\s+\d+\.\d%\s+\d+\.\d%$", out, re.M), kind
-    assert "Hold-out" in out
+    assert "Cross-validated" in out
+    for method in ("leave one GPU out", "leave one source out"):
+        for group in ("cuda 2025-26", "cuda 2024-05", "metal 2024-05", "rocm 2025-26", "vulkan 2025-26", "all"):
+            for kind in ("decode", "prefill", "TTFT"):
+                assert re.search(rf"^{method}\s+{group}\s+{kind}\s+\d+\s+\d+\.\d%\s+\d+\.\d%\s+\d+\.\d%$", out, re.M), \
+                    (method, group, kind)
+    assert re.search(r"^formula \(nothing fitted\)\s+all\s+file size\s+\d+", out, re.M)
+    assert "In-sample" in out
 
 
 def test_json(capsys) -> None:
     assert main(["accuracy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    kinds = [row["kind"] for row in data["in_sample"]]
-    assert kinds == ["filesize", "decode", "prefill"]
-    assert data["in_sample"][1]["rows"] == 398
-    assert {row["kind"] for row in data["holdout"]} == {"decode", "prefill"}
+    assert [row["kind"] for row in data["in_sample"]] == ["file size", "decode", "prefill"]
+    # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 2 ROCm + 3 Vulkan
+    assert data["in_sample"][1]["rows"] == 423
+    cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 423
+    assert 0 <= cv[("leave one GPU out", "cuda 2025-26", "prefill")]["median_abs_error"] < 1
 
 
 def test_serving_section_reports_cross_validated_error(capsys) -> None:

@@ -69,6 +69,21 @@ def test_bad_arguments_exit_2_with_one_line(catalog, capsys, args):
     assert len(lines) == 1 and "Traceback" not in captured.err and captured.out == ""
 
 
+@pytest.mark.parametrize("args,option,words", [
+    (["--context", "1000000"], "--context", "131,072"),  # above the model's maximum context
+    (["--depth", "130000"], "--depth", "131,072"),  # depth + the 4096-token prompt run past it
+    (["--gpu-count", "100000"], "--gpu-count", "32 layers"),  # llama.cpp splits by layers
+    (["--gpu-count", "3", "--engine", "vllm", "--quant", "BF16"], "--gpu-count", "32 attention heads"),
+    (["--quant", "MXFP4_MOE"], "--quant", "no routed experts"),  # a dense model has no experts to keep in MXFP4
+    (["--quant", "MXFP4", "--engine", "vllm"], "--quant", "no MXFP4 checkpoint"),
+])
+def test_impossible_requests_exit_2_naming_the_option(catalog, capsys, args, option, words):
+    assert main(["estimate", "--model", "llama-3.1-8b", "--gpu", "test-24", *args, "--catalog", str(catalog)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0] and words in lines[0] and captured.out == ""
+
+
 def test_unusable_config_exits_2(catalog, tmp_path, capsys):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"model_type": "llama"}), encoding="utf-8")

@@ -12,7 +12,7 @@ from generator.estimate.backend import BackendConstants
 from generator.estimate.speed import AttentionGroup, SpeedDevice, Workload
 
 # Round constants so expected values can be worked out by hand.
-C = BackendConstants("cuda", bandwidth_efficiency=0.5, bandwidth_ceiling_bytes_per_s=1e15, kv_efficiency=0.25,
+C = BackendConstants("cuda", bandwidth_efficiency=0.5, hbm_bandwidth_efficiency=0.4, kv_efficiency=0.25,
                      launch_s=1e-3, launch_per_layer_s=1e-4, split_s=5e-4, compute_efficiency=0.5,
                      attention_efficiency=0.1, dequant_factor=2.0, pipeline_efficiency=1.0)
 DEV = SpeedDevice(bandwidth_bytes_per_s=1e12, fp16_flops=100e12, backend="cuda")
@@ -27,9 +27,20 @@ def test_decode_step_hand_computed() -> None:
     assert speed.decode_tokens_per_s(WORK, DEV, C, depth=0) == pytest.approx(1 / 4e-3)
 
 
-def test_ceiling_caps_bandwidth() -> None:
-    capped = dataclasses.replace(C, bandwidth_ceiling_bytes_per_s=0.25e12)
-    assert speed.decode_step_s(WORK, DEV, capped) == pytest.approx(4e-3 + 2e-3)
+def test_no_cap_but_the_datasheet_bandwidth() -> None:
+    # Doubling the bandwidth halves the weight-read time at any bandwidth: no ceiling below the datasheet figure.
+    for bw in (1e12, 4e12, 8e12):  # above ~25e12 this one-token step turns compute-bound (its own physical limit)
+        slow, fast = dataclasses.replace(DEV, bandwidth_bytes_per_s=bw), dataclasses.replace(DEV, bandwidth_bytes_per_s=2 * bw)
+        assert speed.decode_step_s(WORK, slow, C) - speed.decode_step_s(WORK, fast, C) == pytest.approx(1e9 / (0.5 * bw) / 2)
+    # HBM parts reach their own share: 1e9 B / (0.4 × 1e12) = 2.5 ms.
+    assert speed.decode_step_s(WORK, dataclasses.replace(DEV, hbm=True), C) == pytest.approx(2.5e-3 + 2e-3)
+
+
+def test_ungraphed_launches_cost_their_own_per_layer_time() -> None:
+    # Without CUDA graphs (pre-Ampere NVIDIA in llama.cpp) each of the 10 layers costs 0.3 ms instead of 0.1 ms.
+    c = dataclasses.replace(C, launch_per_layer_ungraphed_s=3e-4)
+    old = dataclasses.replace(DEV, graphs=False)
+    assert speed.decode_step_s(WORK, old, c) - speed.decode_step_s(WORK, DEV, c) == pytest.approx(10 * 2e-4)
 
 
 def test_generation_mean_equals_midpoint_sum() -> None:
@@ -52,7 +63,8 @@ def test_prefill_hand_computed() -> None:
     # / (0.1 × 1e14) = 13.1328 ms; weights 2 ms < compute; launch 2 ms.
     expected = 512 * 2e9 / 5e13 + 131_328 * 1e6 / 1e13 + 2e-3
     assert speed.prefill_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected)
-    assert speed.ttft_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected)
+    # TTFT adds one decode step at depth 512: 2 ms weights + 512 × 1000 B / (0.25 × 1e12) + 2 ms launches.
+    assert speed.ttft_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected + 2e-3 + 512_000 / 0.25e12 + 2e-3)
     assert speed.prefill_tokens_per_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(512 / expected)
 
 
@@ -149,10 +161,13 @@ def test_batched_decode_hits_compute_ceiling() -> None:
         10_000 / (10_000 * per_token + 2e-3))
 
 
-def test_unknown_backend_borrows_cuda_constants() -> None:
-    vulkan = speed.constants_for("vulkan")
-    assert vulkan.family == "other" and not vulkan.fitted
-    assert vulkan.bandwidth_efficiency == speed.constants_for("cuda").bandwidth_efficiency
+def test_backends_without_rows_borrow_cuda_constants() -> None:
+    for backend in ("sycl", "cann", "musa"):
+        borrowed = speed.constants_for(backend)
+        assert borrowed.borrowed_from == "cuda" and not borrowed.fitted
+        assert borrowed.bandwidth_efficiency == speed.constants_for("cuda").bandwidth_efficiency
+    for backend in ("cuda", "metal", "rocm", "vulkan"):
+        assert speed.constants_for(backend).fitted and speed.constants_for(backend).engine
 
 
 @settings(max_examples=60, deadline=None)

@@ -23,16 +23,19 @@ def german():
 def test_numbers_are_lifted_out_translated_around_and_put_back_with_the_locale_decimal_sign(german):
     text, ok = labels.localise("margin below max(10% of usable, 1 GiB)", german, ",")
     assert ok and text == "Reserve unter max(10\u00a0% des nutzbaren Speichers, 1 GiB)"
-    text, ok = labels.localise("1.00e-07 + 9.10e-05 × layers", german, ",")
-    assert ok and text == "1,00e-07 + 9,10e-05 × Schichten"
+    text, ok = labels.localise("0.00e+00 + 5.56e-05 × layers (without CUDA graphs 1.71e-04 × layers)", german, ",")
+    assert ok and text == "0,00e+00 + 5,56e-05 × Schichten (ohne CUDA-Graphen 1,71e-04 × Schichten)"
+    text, ok = labels.localise("llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul MMQ, flash "
+                               "attention on)", german, ",")
+    assert ok and text.startswith("llama.cpp-CUDA-Builds von 2025-08 bis 2026-03")
 
 
 def test_codes_stay_and_backend_names_get_their_label(german):
     assert labels.localise("Q4_K_M", german, ",") == ("Q4_K_M", True)
     assert labels.localise("llama.cpp", german, ",") == ("llama.cpp", True)
     assert labels.localise("0.910", german, ",") == ("0,910", True)
-    assert labels.localise("rocm (not fitted: borrowed from CUDA)", german, ",") == (
-        "ROCm (nicht eigens angepasst: von CUDA übernommen)", True)
+    assert labels.localise("rocm (no measurements of its own: constants of cuda)", german, ",") == (
+        "ROCm (keine eigenen Messungen: Konstanten von CUDA)", True)
 
 
 def test_unknown_prose_is_reported_not_passed_off_as_translated(german):

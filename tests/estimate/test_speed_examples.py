@@ -1,0 +1,111 @@
+"""Decode and prefill worked by hand for a dense, an MoE and a hybrid model; roofline and catalogue properties."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from generator.estimate import api, speed
+from generator.estimate.device import device_spec
+from generator.estimate.fit_constants import MMQ_FACTOR_FLOOR
+from generator.estimate.speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
+
+# Round constants of the current-era shape: no dequantisation or score traffic, per-layer launch cost only.
+K = BackendConstants("cuda", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.5, kv_efficiency=0.5, launch_s=0.0,
+                     launch_per_layer_s=5e-5, split_s=0.0, compute_efficiency=0.5, attention_efficiency=0.5,
+                     dequant_factor=0.8, pipeline_efficiency=1.0)
+DEV = SpeedDevice(bandwidth_bytes_per_s=1e12, fp16_flops=100e12, backend="cuda")
+
+DENSE = Workload(dense_weight_bytes=4 * 10**9, linear_flops_per_token=1.4e10, n_layers=32,
+                 attention=(AttentionGroup(kv_bytes_per_token=131_072, flops_per_key=1e6),))
+MOE = Workload(dense_weight_bytes=10**9, linear_flops_per_token=6e9, n_layers=48,
+               attention=(AttentionGroup(kv_bytes_per_token=98_304, flops_per_key=1e6),),
+               expert_weight_bytes=2 * 10**10, experts_per_token=8, n_experts=128)
+HYBRID = Workload(dense_weight_bytes=3 * 10**9, linear_flops_per_token=6e9, n_layers=48, state_bytes=6 * 10**7,
+                  attention=(AttentionGroup(kv_bytes_per_token=16_384, flops_per_key=1e5),
+                             AttentionGroup(kv_bytes_per_token=8_192, flops_per_key=1e5, window_tokens=128)))
+
+
+def test_dense_decode_and_prefill_by_hand() -> None:
+    # Decode at depth 4096: 4e9 B / (0.8 × 1e12) = 5 ms; KV 131,072 B × 4096 / (0.5 × 1e12) = 1.073741824 ms;
+    # launches 32 × 50 µs = 1.6 ms.
+    assert speed.decode_step_s(DENSE, DEV, K, depth=4096) == pytest.approx(5e-3 + 1.073741824e-3 + 1.6e-3)
+    # Prefill of 512 tokens: quantised matmul 512 × 1.4e10 × 0.8 / (0.5 × 1e14) = 114.688 ms; attention
+    # Σ(1..512) = 131,328 keys × 1e6 / (0.5 × 1e14) = 2.62656 ms; weights (5 ms) hide under compute; launches 1.6 ms.
+    assert speed.prefill_s(DENSE, DEV, K, prompt_tokens=512) == pytest.approx(114.688e-3 + 2.62656e-3 + 1.6e-3)
+
+
+def test_moe_decode_and_prefill_by_hand() -> None:
+    # Decode at depth 0: 1e9 dense + 2e10 × 8/128 experts = 2.25e9 B / 0.8e12 = 2.8125 ms; launches 48 × 50 µs.
+    assert speed.decode_step_s(MOE, DEV, K) == pytest.approx(2.8125e-3 + 2.4e-3)
+    # Prefill of 512 tokens touches (nearly) every expert: 2.1e10 B / 0.8e12 = 26.25 ms of weights, below the compute
+    # 512 × 6e9 × 0.8 / 5e13 = 49.152 ms; attention 131,328 × 1e6 / 5e13 = 2.62656 ms; launches 2.4 ms.
+    assert speed.prefill_s(MOE, DEV, K, prompt_tokens=512) == pytest.approx(49.152e-3 + 2.62656e-3 + 2.4e-3)
+
+
+def test_hybrid_decode_by_hand() -> None:
+    # Depth 32,768: weights 3.75 ms; recurrent state 6e7 / 0.8e12 = 75 µs; full-attention KV 16,384 × 32,768 / 0.5e12
+    # = 1.073741824 ms; the window layers read only 128 tokens: 8192 × 128 / 0.5e12 = 2.097152 µs; launches 2.4 ms.
+    expected = 3.75e-3 + 75e-6 + 1.073741824e-3 + 2.097152e-6 + 2.4e-3
+    assert speed.decode_step_s(HYBRID, DEV, K, depth=32_768) == pytest.approx(expected)
+    # At depth 0 only weights, state and launches remain.
+    assert speed.decode_step_s(HYBRID, DEV, K) == pytest.approx(3.75e-3 + 75e-6 + 2.4e-3)
+
+
+def test_ttft_is_prefill_plus_the_first_decode_step() -> None:
+    prefill = speed.prefill_s(DENSE, DEV, K, prompt_tokens=4096)
+    assert speed.ttft_s(DENSE, DEV, K, prompt_tokens=4096) == pytest.approx(
+        prefill + speed.decode_step_s(DENSE, DEV, K, depth=4096))
+
+
+workloads = st.sampled_from([DENSE, MOE, HYBRID, dataclasses.replace(DENSE, quantized=False)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(work=workloads, backend=st.sampled_from(["cuda", "metal", "rocm"]), bw=st.floats(5e10, 1e13),
+       flops=st.floats(1e12, 3e15), geforce=st.booleans(), hbm=st.booleans(), depth=st.integers(0, 65_536),
+       prompt=st.integers(1, 8192))
+def test_prefill_never_beats_the_compute_roofline(work: Workload, backend: str, bw: float, flops: float,
+                                                  geforce: bool, hbm: bool, depth: int, prompt: int) -> None:
+    dev = SpeedDevice(bw, flops, backend, fp16_accumulate_doubles=geforce, hbm=hbm)
+    c = speed.constants_for(backend)
+    # The fastest unit a matmul can use: the F16 GEMM rate, or int8 tensor cores (twice it) for quantised weights.
+    peak = dev.gemm_flops(c) * (1 / MMQ_FACTOR_FLOOR if work.quantized else 1.0)
+    assert speed.prefill_tokens_per_s(work, dev, c, prompt, depth) * work.linear_flops_per_token <= peak
+
+
+@settings(max_examples=80, deadline=None)
+@given(work=workloads, backend=st.sampled_from(["cuda", "metal", "vulkan"]), bw=st.floats(5e10, 1e13),
+       factor=st.floats(1.0, 20.0), hbm=st.booleans(), graphs=st.booleans(), depth=st.integers(0, 100_000),
+       extra=st.integers(1, 100_000))
+def test_more_bandwidth_never_slower_and_more_depth_never_faster(work: Workload, backend: str, bw: float,
+                                                                 factor: float, hbm: bool, graphs: bool, depth: int,
+                                                                 extra: int) -> None:
+    slow = SpeedDevice(bw, 100e12, backend, hbm=hbm, graphs=graphs)
+    fast = dataclasses.replace(slow, bandwidth_bytes_per_s=bw * factor)
+    assert speed.decode_tokens_per_s(work, fast, depth=depth) >= speed.decode_tokens_per_s(work, slow, depth=depth)
+    assert speed.decode_tokens_per_s(work, slow, depth=depth + extra) <= speed.decode_tokens_per_s(work, slow, depth=depth)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    from generator.catalog.load import load_catalog
+
+    return load_catalog(Path("catalog"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_id,quant", [("llama-3.1-8b", "Q4_K_M"), ("glm-4.5-air", "Q8_0")])
+def test_catalogue_gpus_of_different_bandwidth_never_tie(catalog, model_id: str, quant: str) -> None:
+    spec = api.model_spec(catalog.models[model_id])
+    request = api.Request(quant=quant, context_tokens=4096)
+    speeds: dict[float, set[float]] = {}
+    for gpu in catalog.gpus.values():
+        e = api.estimate(spec, device_spec(gpu), request)
+        if e.verdict in ("fits", "tight"):
+            speeds.setdefault(round(e.decode_tokens_per_s, 6), set()).add(gpu.bandwidth_gb_per_s)
+    assert len(speeds) > 5
+    assert all(len(bandwidths) == 1 for bandwidths in speeds.values()), speeds
