@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from generator.estimate import api, speed
-from generator.estimate.device import device_spec
+from generator.adapters import device_spec, model_spec
 from generator.estimate.fit_constants import MMQ_FACTOR_FLOOR
 from generator.estimate.speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
 
@@ -100,7 +100,7 @@ def catalog():
 @pytest.mark.slow
 @pytest.mark.parametrize("model_id,quant", [("llama-3.1-8b", "Q4_K_M"), ("glm-4.5-air", "Q8_0")])
 def test_catalogue_gpus_of_different_bandwidth_never_tie(catalog, model_id: str, quant: str) -> None:
-    spec = api.model_spec(catalog.models[model_id])
+    spec = model_spec(catalog.models[model_id])
     request = api.Request(quant=quant, context_tokens=4096)
     speeds: dict[float, set[float]] = {}
     for gpu in catalog.gpus.values():
