@@ -106,17 +106,18 @@ def test_store_keys_cover_the_gpu_fields_the_adapter_reads_and_no_other() -> Non
     catalog = load_catalog(FIXTURE_PROJECT / "catalog")
     gpu = catalog.gpus["rx-7900-xtx"]
     read = device_fields(gpu)
-    # memory_type: HBM parts have their own decode efficiency; an AMD part's launch date is not read (only NVIDIA
-    # parts before Ampere run without CUDA graphs)
-    assert {"memory_bytes", "bandwidth_gb_per_s", "backends", "name", "usable_memory_bytes", "memory_type"} <= read
-    assert not read & {"price_usd", "price_kind", "price_date", "sources", "notes", "launch_date"}
+    # memory_type: HBM parts have their own decode efficiency; launch_date: NVIDIA parts before Ampere run without
+    # CUDA graphs
+    assert {"memory_bytes", "bandwidth_gb_per_s", "backends", "name", "usable_memory_bytes", "memory_type",
+            "launch_date"} <= read
+    assert not read & {"price_usd", "price_kind", "price_date", "sources", "notes"}
     before = Results(catalog).gpu_spec_digests["rx-7900-xtx"]
 
     def key_after(**update) -> str:
         edited = catalog.model_copy(update={"gpus": {**catalog.gpus, gpu.id: gpu.model_copy(update=update)}})
         return Results(edited).gpu_spec_digests[gpu.id]
 
-    assert key_after(price_usd=1.0, launch_date=None) == before
+    assert key_after(price_usd=1.0, price_date=None) == before
     assert key_after(memory_type="HBM3") != before
     assert key_after(bandwidth_gb_per_s=gpu.bandwidth_gb_per_s + 1) != before
     assert key_after(tdp_w=(gpu.tdp_w or 0) + 1) != before
