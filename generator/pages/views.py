@@ -83,6 +83,17 @@ def offer_rows(results: Results, gpu_id: str) -> list[dict[str, Any]]:
             for p, o in results.offers_by_gpu[gpu_id]]
 
 
+def rental_cost(offers: list[dict[str, Any]], e: Estimate) -> dict[str, Any] | None:
+    """Cost per 1M output tokens on the cheapest offer (``offer_rows`` order), or None without an offer or speed."""
+    if not offers or e.decode_tokens_per_s <= 0:
+        return None
+    cheapest = offers[0]
+    per_gpu = cheapest["usd_per_gpu_hour"]
+    return {"usd_per_hour": per_gpu, "offer_label": f"{cheapest['provider']}, {cheapest['instance']}",
+            "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
+            "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
+
+
 def _split(estimate: Estimate) -> list[dict[str, Any]]:
     total = estimate.total_bytes or 1
     parts = (("weights", estimate.weights_bytes), ("kv", estimate.kv_cache_bytes), ("runtime", estimate.runtime_overhead_bytes))
@@ -253,13 +264,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view.update(_context_view(results, key.model, key.gpu, lang))
     offers = lang.shared(("offers", gpu.id), lambda: offer_rows(results, gpu.id))
     view["offers"] = offers
-    view["cost"] = None
-    if offers and e.decode_tokens_per_s > 0:
-        cheapest = offers[0]
-        per_gpu = cheapest["usd_per_gpu_hour"]
-        view["cost"] = {"usd_per_hour": per_gpu, "offer_label": f"{cheapest['provider']}, {cheapest['instance']}",
-                        "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
-                        "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
+    view["cost"] = rental_cost(offers, e)
     view["rent_vs_buy"] = None
     if gpu.price_usd and gpu.tdp_w:
         rent = offers[0]["usd_per_gpu_hour"] if offers else None
