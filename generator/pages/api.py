@@ -198,7 +198,7 @@ def index_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
                            "total_bytes": p["estimate"].total_bytes,
                            "decode_tokens_per_s": _speed(p["estimate"].decode_tokens_per_s, p["estimate"].runs)}
                           for p in v["popular"]],
-        "popular_pairs_rule": POPULAR_RULE,
+        "popular_pairs_rule": v["popular_rule"],
         "pair_json_path_template": f"{API_ROOT}models/{{model}}/{{gpu}}.json",
         "schemas": {kind: f"{API_ROOT}schema/{kind}.schema.json" for kind in KINDS},
         "changelog_path": f"{API_ROOT}CHANGELOG.md",
@@ -208,8 +208,6 @@ def index_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-POPULAR_RULE = ("Not a popularity ranking: up to 12 catalogued models spread evenly by parameter count, each on the "
-                "catalogued GPU with the least memory that holds it with margin at 8K context.")
 PAIRS_CSV = "downloads/pairs-default.csv"
 DATAPACKAGE = "downloads/datapackage.json"
 DOCUMENTS = {"pair": pair_document, "model": model_document, "gpu": gpu_document, "index": index_document}

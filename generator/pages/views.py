@@ -422,6 +422,8 @@ def index_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "gpus": [{"gpu": g, "path": gpu_path(lang.code, g.id), "usable": results.devices[g.id].usable_memory_bytes} for g in gpus],
         "popular": [{"model": catalog.models[m], "gpu": catalog.gpus[g], "path": pair_path(lang.code, m, g),
                      "estimate": results.pairs[(m, g)].estimate} for m, g in results.popular_pairs()],
+        "popular_rule": _("Not a popularity ranking: models spread evenly by size, each on the catalogued GPU with "
+                          "the least memory that holds it with margin at 8K context."),
         "breadcrumbs": [],
         "title": _("VRAM Atlas: can this GPU run this LLM? Memory, speed and cost"),
         "description": _("Memory, speed, cost and launch commands for %(m)s LLMs on %(g)s GPUs, from one published estimator with its measured error.") % {
