@@ -7,6 +7,7 @@ import csv
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -208,3 +209,14 @@ def test_a_lost_document_is_rebuilt_with_the_same_bytes(tmp_path: Path):
     result = build_project(project, site, "--jobs", "1")
     assert result.returncode == 0, result.stderr
     assert tree_digest(site) == before
+
+
+def test_the_site_gate_follows_the_document_links(fixture_site: Path, tmp_path: Path):
+    """The pages with documents pass the link gate, and a missing document is a broken link."""
+    from generator.quality.sitecheck import check_site
+    assert check_site(fixture_site, jobs=1) == []
+    site = tmp_path / "site"
+    shutil.copytree(fixture_site, site)
+    (site / API / "gpus" / "mi300x.json").unlink()
+    problems = check_site(site, jobs=1)
+    assert problems and all("api/v1/gpus/mi300x.json" in p for p in problems), problems
