@@ -13,11 +13,14 @@ from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
 from ..results import FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands, labels
+from .api import DATAPACKAGE, PAIRS_CSV
+from .plan import API_ROOT
 from markupsafe import Markup
 
 from .i18n import Formatter
 
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
+OPEN_DATA = {"api": f"{API_ROOT}index.json", "csv": PAIRS_CSV, "dictionary": DATAPACKAGE, "llms": "llms.txt"}
 
 
 T = TypeVar("T")
@@ -422,6 +425,7 @@ def index_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "gpus": [{"gpu": g, "path": gpu_path(lang.code, g.id), "usable": results.devices[g.id].usable_memory_bytes} for g in gpus],
         "popular": [{"model": catalog.models[m], "gpu": catalog.gpus[g], "path": pair_path(lang.code, m, g),
                      "estimate": results.pairs[(m, g)].estimate} for m, g in results.popular_pairs()],
+        "open_data": OPEN_DATA,
         "popular_rule": _("Not a popularity ranking: models spread evenly by size, each on the catalogued GPU with "
                           "the least memory that holds it with margin at 8K context."),
         "breadcrumbs": [],

@@ -114,6 +114,8 @@ def test_the_index_document_lists_every_subject_and_the_pages_popular_pairs(fixt
     page = (fixture_site / "en" / "index.html").read_text(encoding="utf-8")
     shown = re.findall(r'<li><a href="\.\./(en/models/[^"]+)">', page)
     assert shown == [f"en/models/{p['model']['id']}/{p['gpu']['id']}/" for p in doc["popular_pairs"]] and shown
+    for target in ("api/v1/index.json", doc["downloads"]["pairs_csv_path"], doc["downloads"]["datapackage_path"], "llms.txt"):
+        assert f'href="../{target}"' in page and (fixture_site / target).is_file()  # the index links the open data
     for entry in [*doc["models"], *doc["gpus"], *doc["popular_pairs"]]:
         assert (fixture_site / entry.get("json_path", entry.get("pair_json_path", ""))).is_file()
 
