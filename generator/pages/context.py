@@ -31,7 +31,7 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
     names = renderer.asset_names
     crumbs = view.pop("breadcrumbs")
     jsonld = [seo.breadcrumb_ld(crumbs, base_url)] if crumbs else []
-    if page.key.kind in ("pair", "model", "gpu", "methodology"):
+    if page.key.kind in ("pair", "model", "gpu", "compare", "methodology"):
         jsonld.append(seo.article_ld(view["title"], view["description"], base_url + page.url_path, language,
                                      view.pop("modified")))
     return {

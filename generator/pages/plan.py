@@ -17,7 +17,7 @@ API_KINDS = ("index", "model", "gpu", "pair")
 class PageKey:
     """What a page is about, independent of language."""
 
-    kind: str  # index | pair | model | gpu | methodology | notfound
+    kind: str  # index | pair | model | gpu | compare | methodology | notfound
     model: str | None = None
     gpu: str | None = None
 
@@ -32,6 +32,8 @@ class PageKey:
             return f"{language}/models/{self.model}/"
         if kind == "gpu":
             return f"{language}/gpus/{self.gpu}/"
+        if kind == "compare":
+            return f"{language}/compare/{self.model}/"
         return f"{language}/{'methodology/' if kind == 'methodology' else ''}"
 
     def api_path(self) -> str:
@@ -77,10 +79,11 @@ class Page:
 
 
 def plan_keys(catalog: Catalog) -> list[PageKey]:
-    """Every page subject, in a stable order: index, methodology, models, GPUs, then pairs model by model."""
+    """Every page subject, in a stable order: index, methodology, models, GPUs, comparisons, then pairs model by model."""
     keys = [PageKey("index"), PageKey("methodology"), PageKey("notfound")]
     keys += [PageKey("model", model=m) for m in sorted(catalog.models)]
     keys += [PageKey("gpu", gpu=g) for g in sorted(catalog.gpus)]
+    keys += [PageKey("compare", model=m) for m in sorted(catalog.models)]
     keys += [PageKey("pair", model=m, gpu=g) for m in sorted(catalog.models) for g in sorted(catalog.gpus)]
     return keys
 

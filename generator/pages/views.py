@@ -14,7 +14,7 @@ from ..estimate.cost import HOURS_PER_MONTH
 from ..results import FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, RANK, Results, matrix_quants
 from . import charts, commands, labels
 from .api import DATAPACKAGE, PAIRS_CSV
-from .plan import API_ROOT
+from .plan import API_ROOT, PageKey
 from markupsafe import Markup
 
 from .i18n import Formatter
@@ -56,6 +56,10 @@ def model_path(language: str, model_id: str) -> str:
 
 def gpu_path(language: str, gpu_id: str) -> str:
     return f"{language}/gpus/{gpu_id}/"
+
+
+def compare_path(language: str, model_id: str) -> str:
+    return f"{language}/compare/{model_id}/"
 
 
 def _source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str], str]) -> list[dict[str, Any]]:
@@ -289,6 +293,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["assumptions"] = assumption_rows(e, lang)
     view["error_band"] = results.error_band
     view.update(related_links(results, key.model, key.gpu, lang))
+    view["compare_path"] = compare_path(lang.code, model.id)
     view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
                            _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
     view["title"] = _pair_title(model, gpu, pick.quant, e, lang)
@@ -380,7 +385,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
                    "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
-        "fits_count": fitting,
+        "fits_count": fitting, "compare_path": compare_path(lang.code, model.id),
         "sources": _source_rows([(model.name, model)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
@@ -411,6 +416,33 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
             "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
             "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting), "n": lang.fmt.number(len(rows))},
         "modified": _latest_read(gpu),
+    }
+
+
+def compare_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """A model on its recommended GPUs side by side: fit, speed, cost and the llama.cpp command of each."""
+    _ = lang.gettext
+    model = results.catalog.models[key.model]
+    roles: dict[str, list[str]] = {}
+    for role, gpu_id, _offer in results.recommendations(model.id):
+        roles.setdefault(gpu_id, []).append(role)
+    columns = []
+    for gpu_id in results.compare_gpus(model.id):
+        pick = results.pairs[(model.id, gpu_id)]
+        offers = lang.shared(("offers", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
+        columns.append({"gpu": results.catalog.gpus[gpu_id], "path": pair_path(lang.code, model.id, gpu_id),
+                        "roles": roles.get(gpu_id, []), "quant": pick.quant, "estimate": pick.estimate,
+                        "cost": rental_cost(offers, pick.estimate),
+                        "commands": pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate)})
+    names = ", ".join(c["gpu"].name for c in columns)
+    return {
+        "model": model, "columns": columns,
+        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
+                        _crumb(_("GPU comparison"), compare_path(lang.code, model.id))],
+        "title": _("%(model)s on %(n)s GPUs side by side: memory, speed and cost") % {"model": model.name, "n": len(columns)},
+        "description": _("%(model)s on %(gpus)s: memory, decode speed, time to first token, cost per million tokens "
+                         "and launch commands, side by side.") % {"model": model.name, "gpus": names},
+        "modified": _latest_read(model, *(c["gpu"] for c in columns)),
     }
 
 
@@ -461,6 +493,6 @@ def notfound_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
 
 
 VIEWS: dict[str, Callable[[Results, Any, Lang], dict[str, Any]]] = {
-    "pair": pair_view, "model": model_view, "gpu": gpu_view, "index": index_view,
+    "pair": pair_view, "model": model_view, "gpu": gpu_view, "compare": compare_view, "index": index_view,
     "methodology": methodology_view, "notfound": notfound_view,
 }
