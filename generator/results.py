@@ -338,6 +338,15 @@ class Results:
         COMPARED_MIN with the GPUs its model page ranks first (verdict, then decode speed), at most COMPARED_MAX."""
         return self._per_model("compare", model_id, self._compare_gpus)
 
+    @cached_property
+    def compared_with(self) -> dict[str, list[str]]:
+        """For each GPU, the models whose comparison page sets it side by side with others, by id."""
+        found: dict[str, list[str]] = {g: [] for g in self.catalog.gpus}
+        for model_id in sorted(self.catalog.models):
+            for gpu_id in self.compare_gpus(model_id):
+                found[gpu_id].append(model_id)
+        return found
+
     def _compare_gpus(self, model_id: str) -> list[str]:
         chosen = list(dict.fromkeys(g for _, g, _ in self.recommendations(model_id)))[:COMPARED_MAX]
         ranked = sorted(self.catalog.gpus, key=lambda g: (RANK[self.pairs[(model_id, g)].estimate.verdict],

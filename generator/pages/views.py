@@ -410,6 +410,8 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     return {
         "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting, "about_gpu": about_gpu(gpu),
         "offers": offer_rows(results, key.gpu), "sources": _source_rows([(gpu.name, gpu)], _),
+        "comparisons": [{"model": results.catalog.models[m], "path": compare_path(lang.code, m)}
+                        for m in results.compared_with[key.gpu]],
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(gpu.name, gpu_path(lang.code, gpu.id))],
         "title": _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
         "description": _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K context.") % {

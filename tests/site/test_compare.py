@@ -49,3 +49,12 @@ def test_a_comparison_shows_each_pairs_numbers(fixture_site: Path):
                 assert memory[column] == _nbsp(fmt.gib(e["total_bytes"]))
                 expected = "—" if e["decode_tokens_per_s"] is None else _nbsp(fmt.sig(e["decode_tokens_per_s"]))
                 assert decode[column].split(" ")[0] == expected.split(" ")[0]
+
+
+def test_gpu_pages_link_the_comparisons_that_include_them(fixture_site: Path):
+    for model in MODELS:
+        links, _ = _columns(fixture_site / "en" / "compare" / model / "index.html")
+        for link in links:
+            gpu = link.rstrip("/").split("/")[-1]
+            page = (fixture_site / "en" / "gpus" / gpu / "index.html").read_text(encoding="utf-8")
+            assert f'href="../../../en/compare/{model}/"' in page, (model, gpu)
