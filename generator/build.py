@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 from .catalog.check import check_catalog
 from .catalog.load import ParsedFiles, load_catalog
 from .errors import Interrupted, Problem, UserError
-from .pages import assets, context, seo
+from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
 from .incremental import (EstimateStore, Manifest, code_digest, collector_paused, digest, inputs_digest,
                           store_version)
@@ -114,9 +114,7 @@ def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
     results = _STATE["results"]
     options = _STATE["options"]
     assert isinstance(renderer, Renderer) and isinstance(results, Results) and isinstance(options, BuildOptions)
-    return [(page.output_path, renderer.render(page.language, page.template,
-                                                context.page_context(results, renderer, page, options.base_url)).encode())
-            for page in pages]
+    return [(page.output_path, context.render_page(results, renderer, page, options.base_url)) for page in pages]
 
 
 def _page_answer(model_ids: list[str]) -> tuple[dict, dict]:
@@ -332,8 +330,12 @@ def _build(options: BuildOptions) -> BuildReport:
         for path, data in [*([] if kept else seo.site_files(catalog, pages, options.base_url)), *assets.files(options.project)]:
             writer.write(path, data)
 
+    def write_open_data() -> None:
+        for path, data in opendata.files(results, options.base_url):
+            writer.write(path, data)
+
     # This process's own work, done while the workers render (the store is complete once the digests are).
-    meanwhile = [*([digest_pages] if every_page else []), results.save_store, write_site_files]
+    meanwhile = [*([digest_pages] if every_page else []), results.save_store, write_site_files, write_open_data]
     chunks: Iterator[list[tuple[str, bool]]] | None = None
     try:
         stale = pages if every_page else [p for p in pages if manifest.pages.get(p.output_path) != page_digests[p.key]

@@ -410,6 +410,27 @@ class Results:
                                                     "instance": offer.instance}, below))
         return picks
 
+    def compare_gpus(self, model_id: str) -> list[str]:
+        """The GPUs a model's comparison page sets side by side: its distinct recommended GPUs, topped up to
+        COMPARED_MIN with the GPUs its model page ranks first (verdict, then decode speed), at most COMPARED_MAX."""
+        return self._per_model("compare", model_id, self._compare_gpus)
+
+    @cached_property
+    def compared_with(self) -> dict[str, list[str]]:
+        """For each GPU, the models whose comparison page sets it side by side with others, by id."""
+        found: dict[str, list[str]] = {g: [] for g in self.catalog.gpus}
+        for model_id in sorted(self.catalog.models):
+            for gpu_id in self.compare_gpus(model_id):
+                found[gpu_id].append(model_id)
+        return found
+
+    def _compare_gpus(self, model_id: str) -> list[str]:
+        chosen = list(dict.fromkeys(g for _, g, _ in self.recommendations(model_id)))[:COMPARED_MAX]
+        ranked = sorted(self.catalog.gpus, key=lambda g: (RANK[self.pairs[(model_id, g)].estimate.verdict],
+                                                          -self.pairs[(model_id, g)].estimate.decode_tokens_per_s, g))
+        chosen += [g for g in ranked if g not in chosen][:max(0, COMPARED_MIN - len(chosen))]
+        return chosen
+
     @cached_property
     def gpus_by_memory(self) -> list[str]:
         """GPU ids from least to most memory (stable cross-link order)."""
@@ -635,6 +656,7 @@ def nearest(items: list[str], current: str, count: int) -> list[str]:
 
 
 RELATED_SHOWN = 12
+COMPARED_MIN, COMPARED_MAX = 2, 4  # GPUs on a comparison page
 FINETUNE_METHODS = ("qlora", "lora", "full")
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .plan import Page
+from .i18n import DEFAULT_LANGUAGE
+from .plan import API, API_KINDS, Page
 from .render import Renderer
-from . import seo, views
+from . import api, seo, views
 from ..results import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
+LAST_VIEW = ("last English view",)  # a renderer's one-slot memo: the view of the last English page, by subject
 
 
 def root_prefix(page: Page) -> str:
@@ -24,10 +26,12 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
     language = page.language
     lang = renderer.lang(language)
     view = views.VIEWS[page.key.kind](results, page.key, lang)
+    if language == DEFAULT_LANGUAGE and page.key.kind in API_KINDS:
+        lang.memo[LAST_VIEW] = (page.key, dict(view))  # the subject's JSON document, planned next, reads it
     names = renderer.asset_names
     crumbs = view.pop("breadcrumbs")
     jsonld = [seo.breadcrumb_ld(crumbs, base_url)] if crumbs else []
-    if page.key.kind in ("pair", "model", "gpu", "methodology"):
+    if page.key.kind in ("pair", "model", "gpu", "compare", "methodology"):
         jsonld.append(seo.article_ld(view["title"], view["description"], base_url + page.url_path, language,
                                      view.pop("modified")))
     return {
@@ -38,5 +42,17 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
         "description": view.pop("description"),
         "breadcrumbs": crumbs,
         "jsonld": jsonld,
+        "api_path": page.key.api_path() if page.key.kind in API_KINDS else None,
         "v": view,
     }
+
+
+def render_page(results: Results, renderer: Renderer, page: Page, base_url: str) -> bytes:
+    """One planned file's bytes: a page's HTML, or a subject's JSON document (from the English view)."""
+    if page.language == API:
+        lang = renderer.lang(DEFAULT_LANGUAGE)
+        key, view = lang.memo.pop(LAST_VIEW, (None, None))
+        if key != page.key:  # its English page was not rendered just before in this process
+            view = views.VIEWS[page.key.kind](results, page.key, lang)
+        return api.document_bytes(page.key, view)
+    return renderer.render(page.language, page.template, page_context(results, renderer, page, base_url)).encode()

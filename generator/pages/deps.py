@@ -79,7 +79,11 @@ class PageDependencies:
             finetune = [r.finetune_gpu(key.model, method) for method in FINETUNE_METHODS]
             return digest(self.code, r.model_digests[key.model], self._all_gpu_specs, finetune)
         if key.kind == "gpu":
-            return digest(self.code, r.gpu_digests[key.gpu], self._offers[key.gpu], self._all_models)
+            return digest(self.code, r.gpu_digests[key.gpu], self._offers[key.gpu], self._all_models,
+                          r.compared_with[key.gpu])
+        if key.kind == "compare":  # the picks follow from every GPU's estimate of this model and the prices
+            return digest(self.code, r.model_digests[key.model], self._all_gpus,
+                          [self._summaries[(key.model, g)] for g in r.compare_gpus(key.model)])
         return digest(self.code, self._all_models, self._all_gpus)
 
     def _extras(self, model_id: str) -> str:

@@ -8,12 +8,16 @@ from functools import cached_property
 from ..catalog.schema import Catalog
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 
+API = "api"  # the open-data documents' pseudo-language: one JSON file per subject, planned beside its pages
+API_ROOT = "api/v1/"
+API_KINDS = ("index", "model", "gpu", "pair")
+
 
 @dataclass(frozen=True)
 class PageKey:
     """What a page is about, independent of language."""
 
-    kind: str  # index | pair | model | gpu | methodology | notfound
+    kind: str  # index | pair | model | gpu | compare | methodology | notfound
     model: str | None = None
     gpu: str | None = None
 
@@ -28,7 +32,19 @@ class PageKey:
             return f"{language}/models/{self.model}/"
         if kind == "gpu":
             return f"{language}/gpus/{self.gpu}/"
+        if kind == "compare":
+            return f"{language}/compare/{self.model}/"
         return f"{language}/{'methodology/' if kind == 'methodology' else ''}"
+
+    def api_path(self) -> str:
+        """The site path of the subject's JSON document (index, model, GPU and pair subjects have one)."""
+        if self.kind == "pair":
+            return f"{API_ROOT}models/{self.model}/{self.gpu}.json"
+        if self.kind == "model":
+            return f"{API_ROOT}models/{self.model}.json"
+        if self.kind == "gpu":
+            return f"{API_ROOT}gpus/{self.gpu}.json"
+        return f"{API_ROOT}index.json"
 
 
 @dataclass(frozen=True)
@@ -40,12 +56,12 @@ class Page:
 
     @cached_property  # asked for several times per page by the planner, the digests, the writer and the sitemaps
     def url_path(self) -> str:
-        return self.key.url_path(self.language)
+        return self.key.api_path() if self.language == API else self.key.url_path(self.language)
 
     @cached_property
     def output_path(self) -> str:
         path = self.url_path
-        return path if path.endswith(".html") else f"{path}index.html"
+        return path if path.endswith((".html", ".json")) else f"{path}index.html"
 
     @property
     def template(self) -> str:
@@ -59,18 +75,20 @@ class Page:
 
     @property
     def in_sitemap(self) -> bool:
-        return self.key.kind != "notfound"
+        return self.key.kind != "notfound" and self.language != API
 
 
 def plan_keys(catalog: Catalog) -> list[PageKey]:
-    """Every page subject, in a stable order: index, methodology, models, GPUs, then pairs model by model."""
+    """Every page subject, in a stable order: index, methodology, models, GPUs, comparisons, then pairs model by model."""
     keys = [PageKey("index"), PageKey("methodology"), PageKey("notfound")]
     keys += [PageKey("model", model=m) for m in sorted(catalog.models)]
     keys += [PageKey("gpu", gpu=g) for g in sorted(catalog.gpus)]
+    keys += [PageKey("compare", model=m) for m in sorted(catalog.models)]
     keys += [PageKey("pair", model=m, gpu=g) for m in sorted(catalog.models) for g in sorted(catalog.gpus)]
     return keys
 
 
 def plan_pages(catalog: Catalog) -> list[Page]:
-    """Every page in every language."""
-    return [Page(key, language) for key in plan_keys(catalog) for language in LANGUAGES]
+    """Every page in every language, each subject's JSON document after its pages."""
+    return [Page(key, language) for key in plan_keys(catalog)
+            for language in (*LANGUAGES, *((API,) if key.kind in API_KINDS else ()))]

@@ -17,11 +17,14 @@ from ..links import is_safe_href
 from ..results import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
                        matrix_quants)
 from . import charts, commands, labels
+from .api import DATAPACKAGE, PAIRS_CSV
+from .plan import API_ROOT, PageKey
 from markupsafe import Markup
 
 from .i18n import Formatter
 
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
+OPEN_DATA = {"api": f"{API_ROOT}index.json", "csv": PAIRS_CSV, "dictionary": DATAPACKAGE, "llms": "llms.txt"}
 
 
 T = TypeVar("T")
@@ -57,6 +60,10 @@ def model_path(language: str, model_id: str) -> str:
 
 def gpu_path(language: str, gpu_id: str) -> str:
     return f"{language}/gpus/{gpu_id}/"
+
+
+def compare_path(language: str, model_id: str) -> str:
+    return f"{language}/compare/{model_id}/"
 
 
 def _source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str], str]) -> list[dict[str, Any]]:
@@ -101,6 +108,17 @@ def cheapest_per_tier(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The cheapest offer of each tier, cheapest first: what a pair page lists (its GPU page lists them all)."""
     seen: set[str] = set()
     return [row for row in rows if not (row["tier"] in seen or seen.add(row["tier"]))]
+
+
+def rental_cost(offers: list[dict[str, Any]], e: Estimate) -> dict[str, Any] | None:
+    """Cost per 1M output tokens on the cheapest offer (``offer_rows`` order), or None without an offer or speed."""
+    if not offers or e.decode_tokens_per_s <= 0:
+        return None
+    cheapest = offers[0]
+    per_gpu = cheapest["usd_per_gpu_hour"]
+    return {"usd_per_hour": per_gpu, "offer_label": f"{cheapest['provider']}, {cheapest['instance']}",
+            "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
+            "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
 
 
 def _split(estimate: Estimate) -> list[dict[str, Any]]:
@@ -286,13 +304,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["offers_shown"] = lang.shared(("offers_shown", gpu.id), lambda: cheapest_per_tier(offers))
     view["gpu_path"] = gpu_path(lang.code, gpu.id)
     view["prices_as_of"], view["stale_after_days"] = results.price_reference_date, freshness.STALE_AFTER_DAYS
-    view["cost"] = None
-    if offers and e.decode_tokens_per_s > 0:
-        cheapest = offers[0]
-        per_gpu = cheapest["usd_per_gpu_hour"]
-        view["cost"] = {"usd_per_hour": per_gpu, "offer_label": f"{cheapest['provider']}, {cheapest['instance']}",
-                        "single_usd_per_mtok": cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
-                        "batched_usd_per_mtok": cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu)}
+    view["cost"] = rental_cost(offers, e)
     view["rent_vs_buy"] = None
     purchase = purchase_price(gpu)
     if purchase and gpu.tdp_w:
@@ -318,6 +330,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["assumptions"] = assumption_rows(e, lang)
     view["error_band"] = results.error_band(gpu.backends[0])
     view.update(related_links(results, key.model, key.gpu, lang))
+    view["compare_path"] = compare_path(lang.code, model.id)
     view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
                            _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
     view["title"] = _pair_title(model, gpu, pick.quant, e, lang)
@@ -481,7 +494,7 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
                    "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
-        "fits_count": fitting,
+        "fits_count": fitting, "compare_path": compare_path(lang.code, model.id),
         "sources": _source_rows([(model.name, model)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
@@ -505,12 +518,41 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting, "about_gpu": about_gpu(gpu),
         "offers": offer_rows(results, key.gpu), "prices_as_of": results.price_reference_date,
         "stale_after_days": freshness.STALE_AFTER_DAYS, "sources": _source_rows([(gpu.name, gpu)], _),
+        "comparisons": [{"model": results.catalog.models[m], "path": compare_path(lang.code, m)}
+                        for m in results.compared_with[key.gpu]],
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(gpu.name, gpu_path(lang.code, gpu.id))],
         "title": _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
         "description": _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K context.") % {
             "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
             "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting), "n": lang.fmt.number(len(rows))},
         "modified": _latest_read(gpu),
+    }
+
+
+def compare_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
+    """A model on its recommended GPUs side by side: fit, speed, cost and the llama.cpp command of each."""
+    _ = lang.gettext
+    model = results.catalog.models[key.model]
+    roles: dict[str, list[str]] = {}
+    for role, gpu_id, _offer in results.recommendations(model.id):
+        roles.setdefault(gpu_id, []).append(role)
+    columns = []
+    for gpu_id in results.compare_gpus(model.id):
+        pick = results.pairs[(model.id, gpu_id)]
+        offers = lang.shared(("offers", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
+        columns.append({"gpu": results.catalog.gpus[gpu_id], "path": pair_path(lang.code, model.id, gpu_id),
+                        "roles": roles.get(gpu_id, []), "quant": pick.quant, "estimate": pick.estimate,
+                        "cost": rental_cost(offers, pick.estimate),
+                        "commands": pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate)})
+    names = ", ".join(c["gpu"].name for c in columns)
+    return {
+        "model": model, "columns": columns,
+        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
+                        _crumb(_("GPU comparison"), compare_path(lang.code, model.id))],
+        "title": _("%(model)s on %(n)s GPUs side by side: memory, speed and cost") % {"model": model.name, "n": len(columns)},
+        "description": _("%(model)s on %(gpus)s: memory, decode speed, time to first token, cost per million tokens "
+                         "and launch commands, side by side.") % {"model": model.name, "gpus": names},
+        "modified": _latest_read(model, *(c["gpu"] for c in columns)),
     }
 
 
@@ -525,6 +567,9 @@ def index_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "gpus": [{"gpu": g, "path": gpu_path(lang.code, g.id), "usable": results.devices[g.id].usable_memory_bytes} for g in gpus],
         "popular": [{"model": catalog.models[m], "gpu": catalog.gpus[g], "path": pair_path(lang.code, m, g),
                      "estimate": results.pairs[(m, g)].estimate} for m, g in results.popular_pairs()],
+        "open_data": OPEN_DATA,
+        "popular_rule": _("Not a popularity ranking: models spread evenly by size, each on the catalogued GPU with "
+                          "the least memory that holds it with margin at 8K context."),
         "breadcrumbs": [],
         "title": _("VRAM Atlas: can this GPU run this LLM? Memory, speed and cost"),
         "description": _("Memory, speed, cost and launch commands for %(m)s LLMs on %(g)s GPUs, from one published estimator with its measured error.") % {
@@ -584,6 +629,6 @@ def notfound_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
 
 
 VIEWS: dict[str, Callable[[Results, Any, Lang], dict[str, Any]]] = {
-    "pair": pair_view, "model": model_view, "gpu": gpu_view, "index": index_view,
+    "pair": pair_view, "model": model_view, "gpu": gpu_view, "compare": compare_view, "index": index_view,
     "methodology": methodology_view, "notfound": notfound_view,
 }

@@ -95,12 +95,13 @@ MINIMUM_SCORE = 0.95
 
 
 def default_pages(site_dir: Path, language: str = "en") -> list[str]:
-    """One page of each kind: the language index, a model, a GPU and a model × GPU pair (URL paths)."""
+    """One page of each kind: the language index, a model, a GPU, a model × GPU pair and a comparison (URL paths)."""
     root = Path(site_dir) / language
     models = sorted(p.parent for p in root.glob("models/*/index.html"))
     gpus = sorted(p.parent for p in root.glob("gpus/*/index.html"))
     pairs = sorted(p.parent for p in root.glob("models/*/*/index.html"))
-    chosen = [root, *models[:1], *gpus[:1], *pairs[:1]]
+    comparisons = sorted(p.parent for p in root.glob("compare/*/index.html"))
+    chosen = [root, *models[:1], *gpus[:1], *pairs[:1], *comparisons[:1]]
     return [p.relative_to(site_dir).as_posix() + "/" for p in chosen if (p / "index.html").is_file()]
 
 

@@ -65,10 +65,11 @@ def validate_html(files: list[Path], root: Path | None = None) -> list[str]:
 
 
 def one_page_of_each_kind(site_dir: Path) -> list[Path]:
-    """The first index, methodology, model, GPU, pair and 404 page in each language folder, and the root pages."""
+    """The first index, methodology, model, GPU, pair, comparison and 404 page in each language folder, and the root
+    pages."""
     site_dir = Path(site_dir)
     patterns = ("index.html", "methodology/index.html", "models/*/index.html", "gpus/*/index.html",
-                "models/*/*/index.html", "404.html")
+                "models/*/*/index.html", "compare/*/index.html", "404.html")
     files = [p for p in (site_dir / "index.html", site_dir / "404.html") if p.is_file()]
     for language in sorted(p.parent for p in site_dir.glob("*/index.html")):
         files += [found[0] for found in (sorted(language.glob(g)) for g in patterns) if found]

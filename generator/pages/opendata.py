@@ -1,0 +1,170 @@
+"""Site-wide open-data files: the API's schemas and changelog, the CSV of every pair with its data package,
+and ``llms.txt``. They follow from the whole catalogue, so every build that loads it writes them (unchanged bytes
+are kept, as for any file)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Callable
+
+from ..results import PAGE_CONTEXT_TOKENS, Results
+from . import api, api_schema, views
+from .plan import API_ROOT, PageKey
+
+Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
+
+
+class Row:
+    """One pair of the CSV: the pages' recommended setup and its rental cost, the objects the pair page shows."""
+
+    def __init__(self, results: Results, model_id: str, gpu_id: str, offers: list[dict[str, Any]]):
+        pick = results.pairs[(model_id, gpu_id)]
+        self.model, self.gpu = results.catalog.models[model_id], results.catalog.gpus[gpu_id]
+        self.quant, self.e = pick.quant, pick.estimate
+        self.cost = views.rental_cost(offers, self.e)
+
+
+def _speed(name: str) -> Getter:
+    return lambda r: getattr(r.e, name) if r.e.runs else None
+
+
+def _cost(name: str) -> Getter:
+    return lambda r: r.cost[name] if r.cost else None
+
+
+# (column, Frictionless type, description, value): the data dictionary and the CSV come from this one table.
+COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
+    ("model_id", "string", "Model id (catalogue file name)", lambda r: r.model.id),
+    ("model_name", "string", "Model name", lambda r: r.model.name),
+    ("gpu_id", "string", "GPU id (catalogue file name)", lambda r: r.gpu.id),
+    ("gpu_name", "string", "GPU name", lambda r: r.gpu.name),
+    ("quant", "string", "Recommended quantization: the best-quality one that fits, else the smallest that offloads",
+     lambda r: r.quant),
+    ("context_tokens", "integer", "Context length of the setup, tokens (one sequence, f16 KV cache, llama.cpp)",
+     lambda r: PAGE_CONTEXT_TOKENS),
+    ("verdict", "string", "fits | tight | offload | no_fit", lambda r: r.e.verdict),
+    ("weights_bytes", "integer", "Weights on the GPU, bytes", lambda r: r.e.weights_bytes),
+    ("kv_cache_bytes", "integer", "KV cache, bytes", lambda r: r.e.kv_cache_bytes),
+    ("runtime_overhead_bytes", "integer", "Runtime buffers and context, bytes", lambda r: r.e.runtime_overhead_bytes),
+    ("total_bytes", "integer", "Total memory needed, bytes", lambda r: r.e.total_bytes),
+    ("usable_bytes", "integer", "Memory usable for models on this GPU, bytes", lambda r: r.e.usable_bytes),
+    ("margin_bytes", "integer", "Usable minus total, bytes (negative: does not fit)", lambda r: r.e.margin_bytes),
+    ("max_context_tokens", "integer", "Longest context that fits, tokens (empty: does not run)",
+     lambda r: r.e.max_context_tokens or None),
+    ("max_sequences", "integer", "Concurrent sequences at this context (empty: does not run)",
+     lambda r: r.e.max_sequences or None),
+    ("decode_tokens_per_s", "number", "Decode speed, one sequence, tokens per second (empty: does not run)",
+     _speed("decode_tokens_per_s")),
+    ("prefill_tokens_per_s", "number", "Prefill speed, 4K-token prompt, tokens per second", _speed("prefill_tokens_per_s")),
+    ("ttft_s", "number", "Time to first token of a 4K-token prompt, seconds", _speed("ttft_s")),
+    ("batched_tokens_per_s", "number", "Decode throughput with max_sequences sequences, tokens per second",
+     _speed("batched_tokens_per_s")),
+    ("price_usd_per_gpu_hour", "number", "Cheapest catalogued cloud price per GPU-hour, USD (empty: no offer)",
+     _cost("usd_per_hour")),
+    ("usd_per_million_tokens_single", "number", "Rental cost per 1M output tokens, one sequence, USD",
+     _cost("single_usd_per_mtok")),
+    ("usd_per_million_tokens_batched", "number", "Rental cost per 1M output tokens, batched, USD",
+     _cost("batched_usd_per_mtok")),
+    ("pair_json_path", "string", "The pair's JSON document, relative to the site's base URL",
+     lambda r: PageKey("pair", r.model.id, r.gpu.id).api_path()),
+)
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else repr(value) if isinstance(value, float) else value
+
+
+def pairs_csv(results: Results) -> bytes:
+    """One row per (model, GPU) pair, by model then GPU id."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([name for name, *_ in COLUMNS])
+    offers = {g: views.offer_rows(results, g) for g in results.catalog.gpus}
+    for model_id, gpu_id in sorted(results.pairs):
+        row = Row(results, model_id, gpu_id, offers[gpu_id])
+        writer.writerow([_cell(get(row)) for *_, get in COLUMNS])
+    return out.getvalue().encode()
+
+
+def datapackage(base_url: str) -> dict[str, Any]:
+    """The CSV's data dictionary as a Frictionless tabular data package."""
+    return {
+        "profile": "tabular-data-package", "name": "vram-atlas-pairs", "title": "VRAM Atlas: every LLM on every GPU",
+        "homepage": base_url, "version": api.SCHEMA_VERSION,
+        "description": ("The recommended setup of every catalogued model on every catalogued GPU at the pages' default "
+                        "(llama.cpp, one sequence, 8K context, f16 KV cache), as the pair pages show it. "
+                        + api.LICENCE_NOTE),
+        "licenses": [{"name": api.CODE_LICENCE, "path": "https://opensource.org/licenses/MIT", "title": "MIT License"}],
+        "resources": [{
+            "name": "pairs-default", "path": "pairs-default.csv", "profile": "tabular-data-resource", "format": "csv",
+            "mediatype": "text/csv", "encoding": "utf-8",
+            "schema": {"fields": [{"name": name, "type": kind, "description": text} for name, kind, text, _ in COLUMNS],
+                       "primaryKey": ["model_id", "gpu_id"], "missingValues": [""]}}],
+    }
+
+
+def changelog() -> bytes:
+    lines = ["# VRAM Atlas API changelog", "",
+             "One line per schema version, newest first. Documents carry their `schema_version`.", ""]
+    lines += [f"- {version} ({date}): {text}" for version, date, text in api.CHANGELOG]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def llms_txt(results: Results, base_url: str) -> bytes:
+    """The site, its API and its method in plain text for language models (https://llmstxt.org)."""
+    band = results.error_band
+    n_models, n_gpus = len(results.catalog.models), len(results.catalog.gpus)
+    return f"""# VRAM Atlas
+
+> Can this GPU run this LLM, how fast, and what does it cost? Estimates of memory, speed and cost for {n_models} \
+open-weight LLMs on {n_gpus} GPUs ({n_models * n_gpus} pairs), in English and German, from one published estimator \
+with its measured error.
+
+Every number comes from one estimator call per page; catalogue facts (parameter counts, configs, GGUF sizes, GPU \
+memory and bandwidth, prices) carry their source and the date they were read. Estimates are for llama.cpp, one \
+sequence, an 8K-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
+"tight" (fits with little margin), "offload" (runs with part of the model in system RAM), "no_fit". Memory is \
+weights + KV cache + runtime buffers, tensor by tensor from each model's config.json. Decode time per token is the \
+bytes read over an efficiency times the GPU's bandwidth plus a fixed cost, with constants fitted per backend; the \
+methodology page reports the error against measurements (decode: median {band['decode_median']:.0%}, worst \
+{band['decode_worst']:.0%}).
+
+## Pages
+
+- [Index]({base_url}en/): every model and GPU
+- [Methodology]({base_url}en/methodology/): formulas, fitted constants and measured error
+- Model pages: {base_url}en/models/{{model}}/
+- GPU pages: {base_url}en/gpus/{{gpu}}/
+- Pair pages: {base_url}en/models/{{model}}/{{gpu}}/ (German: replace en/ with de/)
+
+## API (static JSON, schema version {api.SCHEMA_VERSION})
+
+- [Index]({base_url}{API_ROOT}index.json): every model and GPU with its document's path
+- Model: {base_url}{API_ROOT}models/{{model}}.json
+- GPU: {base_url}{API_ROOT}gpus/{{gpu}}.json
+- Pair: {base_url}{API_ROOT}models/{{model}}/{{gpu}}.json
+- [Schemas]({base_url}{API_ROOT}schema/pair.schema.json): JSON Schema 2020-12, one per kind (index, model, gpu, pair)
+- [Changelog]({base_url}{API_ROOT}CHANGELOG.md)
+
+Keys name their units: *_bytes (bytes), *_tokens_per_s (tokens per second), *_s (seconds), *_usd_* (US dollars); \
+null means not applicable (a setup that does not run has no speed) or not in the catalogue. Paths in documents are \
+relative to {base_url}.
+
+## Downloads
+
+- [Every pair, default setup (CSV)]({base_url}{api.PAIRS_CSV}): one row per model and GPU
+- [Data dictionary]({base_url}{api.DATAPACKAGE}): Frictionless data package with every column's type and unit
+
+## Licence
+
+{api.LICENCE_NOTE}
+""".encode()
+
+
+def files(results: Results, base_url: str) -> list[tuple[str, bytes]]:
+    """Every site-wide open-data file as (site path, bytes)."""
+    schemas = [(f"{API_ROOT}schema/{kind}.schema.json",
+                api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api.KINDS]
+    return [*schemas, (f"{API_ROOT}CHANGELOG.md", changelog()), (api.PAIRS_CSV, pairs_csv(results)),
+            (api.DATAPACKAGE, api.dumps(datapackage(base_url))), ("llms.txt", llms_txt(results, base_url))]
