@@ -425,7 +425,7 @@ class Results:
         return found
 
     def _compare_gpus(self, model_id: str) -> list[str]:
-        chosen = list(dict.fromkeys(g for _, g, _ in self.recommendations(model_id)))[:COMPARED_MAX]
+        chosen = list(dict.fromkeys(pick.gpu for pick in self.recommendations(model_id)))[:COMPARED_MAX]
         ranked = sorted(self.catalog.gpus, key=lambda g: (RANK[self.pairs[(model_id, g)].estimate.verdict],
                                                           -self.pairs[(model_id, g)].estimate.decode_tokens_per_s, g))
         chosen += [g for g in ranked if g not in chosen][:max(0, COMPARED_MIN - len(chosen))]

@@ -112,11 +112,12 @@ def pair_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
     return {
         **_envelope("pair", key), "model": _ref("model", v["model"]), "gpu": _ref("gpu", v["gpu"]),
         "title": v["title"], "description": v["description"],
-        "setup": {"quant": v["quant"], "context_tokens": v["context"], "kv_cache_type": v["kv_type"], "sequences": 1},
+        "setup": {"quant": v["quant"], "quality_grade": v["quant_grade"], "context_tokens": v["context"],
+                  "kv_cache_type": v["kv_type"], "sequences": 1},
         "estimate": {**_estimate(e), "device_memory_bytes": v["device_memory_bytes"], "margin_ratio": v["margin_ratio"],
                      "utilisation_ratio": v["utilisation"], "offloaded_bytes": v["offloaded_bytes"]},
         "quantization_matrix": [
-            {"quant": row["quant"], "weights_bytes": row["est"].weights_bytes, "kv_cache_bytes": row["est"].kv_cache_bytes,
+            {"quant": row["quant"], "quality_grade": row["grade"], "weights_bytes": row["est"].weights_bytes, "kv_cache_bytes": row["est"].kv_cache_bytes,
              "total_bytes": row["est"].total_bytes, "verdict": row["est"].verdict,
              "decode_tokens_per_s": _speed(row["est"].decode_tokens_per_s, row["est"].runs),
              "best_gpu_id": row["best_gpu"].id if row["best_gpu"] else None} for row in v["matrix"]],
@@ -143,8 +144,11 @@ def pair_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
                      for f in v["finetune"]],
         "commands": [{"engine": c["engine"], "text": c["text"], "remark": c["remark"]} for c in v["commands"]],
         "assumptions": {a["key"]: a["value"] for a in v["assumptions"]},
-        "error_band": {"decode_median_abs_error_ratio": v["error_band"]["decode_median"],
-                       "decode_worst_abs_error_ratio": v["error_band"]["decode_worst"]},
+        "error_band": {"backend": v["error_band"].backend, "validation": "leave one GPU out",
+                       "decode_median_abs_error_ratio": v["error_band"].decode,
+                       "prefill_median_abs_error_ratio": v["error_band"].prefill,
+                       "ttft_median_abs_error_ratio": v["error_band"].ttft,
+                       "borrowed_constants_from": v["error_band"].borrowed_from},
         "sources": {"model": _sources(v["model"]), "gpu": _sources(v["gpu"])},
     }
 
@@ -160,6 +164,7 @@ def model_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
     return {
         **_envelope("model", key), "id": model.id, "name": model.name, "title": v["title"],
         "description": v["description"], "facts": _model_facts(model, v["about_model"], v["architecture"]),
+        "quality_grades": [{"quant": q, "quality_grade": g} for q, g in v["quality"].items()],
         "requirements": [{"context_tokens": row["context"], "sequences": row["sequences"],
                           "cells": [{"quant": q, **c} for q, c in row["cells"].items()]} for row in v["requirements"]],
         "cheapest_setups": [{"quant": s["quant"], "single": setup(s["single"]), "multi": setup(s["multi"])}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
+from ..estimate.fidelity import Grade
 from .i18n import LANGUAGES
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -16,6 +17,7 @@ BOOL: dict[str, Any] = {"type": "boolean"}
 DATE: dict[str, Any] = {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$"}
 PATH: dict[str, Any] = {"type": "string", "pattern": r"^[a-z0-9][\w./-]*$"}  # relative to the site's base URL
 VERDICT: dict[str, Any] = {"enum": ["fits", "tight", "offload", "no_fit"]}
+GRADE: dict[str, Any] = {"enum": list(get_args(Grade))}  # quality of a quantization (methodology: how we grade)
 
 
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -50,13 +52,13 @@ OFFER = obj(provider=STR, instance=STR, gpu_count=INT, vram_bytes=BYTES, price_u
 
 PAIR = obj(
     **envelope("pair"), model=REF, gpu=REF,
-    setup=obj(quant=STR, context_tokens=BYTES, kv_cache_type=STR, sequences=INT),
+    setup=obj(quant=STR, quality_grade=GRADE, context_tokens=BYTES, kv_cache_type=STR, sequences=INT),
     estimate=obj(verdict=VERDICT, runs=BOOL, weights_bytes=BYTES, weights_source={"enum": ["measured", "computed"]},
                  kv_cache_bytes=BYTES, runtime_overhead_bytes=BYTES, total_bytes=BYTES, usable_bytes=BYTES,
                  margin_bytes=INT, max_context_tokens=nullable(BYTES), max_sequences=nullable(BYTES),
                  decode_tokens_per_s=SPEED, prefill_tokens_per_s=SPEED, ttft_s=SPEED, batched_tokens_per_s=SPEED,
                  device_memory_bytes=BYTES, margin_ratio=NUM, utilisation_ratio=NUM, offloaded_bytes=BYTES),
-    quantization_matrix=array(obj(quant=STR, weights_bytes=BYTES, kv_cache_bytes=BYTES, total_bytes=BYTES,
+    quantization_matrix=array(obj(quant=STR, quality_grade=GRADE, weights_bytes=BYTES, kv_cache_bytes=BYTES, total_bytes=BYTES,
                                   verdict=VERDICT, decode_tokens_per_s=SPEED, best_gpu_id=nullable(STR))),
     context=obj(max_context_tokens_f16_kv=nullable(BYTES), max_context_tokens_q8_0_kv=nullable(BYTES),
                 rows=array(obj(context_tokens=BYTES, kv_cache_f16_bytes=BYTES, total_f16_bytes=BYTES,
@@ -72,7 +74,8 @@ PAIR = obj(
                        suggested_gpu=nullable(STR))),
     commands=array(obj(engine=STR, text=STR, remark=nullable(STR))),
     assumptions={"type": "object", "additionalProperties": STR},
-    error_band=obj(decode_median_abs_error_ratio=NUM, decode_worst_abs_error_ratio=NUM),
+    error_band=obj(backend=STR, validation=STR, decode_median_abs_error_ratio=NUM, prefill_median_abs_error_ratio=NUM,
+                   ttft_median_abs_error_ratio=NUM, borrowed_constants_from=nullable(STR)),
     sources=obj(model=array(SOURCE), gpu=array(SOURCE)),
 )
 
@@ -83,6 +86,7 @@ MODEL = obj(
               native_precision=nullable(STR), context_length_tokens=BYTES, total_params=BYTES, active_params=BYTES,
               layers=BYTES, kv_cache_f16_bytes_per_1k_tokens=BYTES,
               token_mixers=array(obj(kind=STR, window_tokens=nullable(BYTES), layers=BYTES))),
+    quality_grades=array(obj(quant=STR, quality_grade=GRADE)),
     requirements=array(obj(context_tokens=BYTES, sequences=INT,
                            cells=array(obj(quant=STR, total_bytes=BYTES, weights_bytes=BYTES, kv_cache_bytes=BYTES)))),
     cheapest_setups=array(obj(quant=STR, single=SETUP, multi=SETUP)),

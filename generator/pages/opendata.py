@@ -113,7 +113,8 @@ def changelog() -> bytes:
 
 def llms_txt(results: Results, base_url: str) -> bytes:
     """The site, its API and its method in plain text for language models (https://llmstxt.org)."""
-    band = results.error_band
+    cv = {(r["method"], r["group"], r["kind"]): r for r in results.cross_validated}
+    decode, prefill = cv[("gpu", "all", "decode_tps")], cv[("gpu", "all", "prefill_tps")]
     n_models, n_gpus = len(results.catalog.models), len(results.catalog.gpus)
     return f"""# VRAM Atlas
 
@@ -127,8 +128,8 @@ sequence, an 8K-token context and an f16 KV cache unless a page says otherwise. 
 "tight" (fits with little margin), "offload" (runs with part of the model in system RAM), "no_fit". Memory is \
 weights + KV cache + runtime buffers, tensor by tensor from each model's config.json. Decode time per token is the \
 bytes read over an efficiency times the GPU's bandwidth plus a fixed cost, with constants fitted per backend; the \
-methodology page reports the error against measurements (decode: median {band['decode_median']:.0%}, worst \
-{band['decode_worst']:.0%}).
+methodology page reports the error on GPUs left out of the fit (decode: median {decode['median']:.0%}; prefill: \
+median {prefill['median']:.0%}) and every speed figure carries its backend's error band.
 
 ## Pages
 

@@ -534,8 +534,8 @@ def compare_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     _ = lang.gettext
     model = results.catalog.models[key.model]
     roles: dict[str, list[str]] = {}
-    for role, gpu_id, _offer in results.recommendations(model.id):
-        roles.setdefault(gpu_id, []).append(role)
+    for pick in results.recommendations(model.id):
+        roles.setdefault(pick.gpu, []).append(pick.role)
     columns = []
     for gpu_id in results.compare_gpus(model.id):
         pick = results.pairs[(model.id, gpu_id)]
@@ -543,7 +543,8 @@ def compare_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         columns.append({"gpu": results.catalog.gpus[gpu_id], "path": pair_path(lang.code, model.id, gpu_id),
                         "roles": roles.get(gpu_id, []), "quant": pick.quant, "estimate": pick.estimate,
                         "cost": rental_cost(offers, pick.estimate),
-                        "commands": pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate)})
+                        "command": next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant,
+                                                                  pick.estimate) if c["engine"] == "llama.cpp"), None)})
     names = ", ".join(c["gpu"].name for c in columns)
     return {
         "model": model, "columns": columns,

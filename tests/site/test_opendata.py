@@ -52,6 +52,12 @@ def _nbsp(text: str) -> str:
     return text.replace("\u00a0", " ")
 
 
+GRADE_LABELS = {"en": {"native": "native release", "near_lossless": "near-lossless", "good": "good",
+                       "noticeable": "noticeable loss", "heavy": "heavy loss"},
+                "de": {"native": "Originalformat", "near_lossless": "nahezu verlustfrei", "good": "gut",
+                       "noticeable": "merklicher Verlust", "heavy": "starker Verlust"}}
+
+
 def _speed(fmt, value: float | None) -> str:
     return "—" if value is None else fmt.sig(value)
 
@@ -68,7 +74,8 @@ def test_pair_documents_carry_the_numbers_their_pages_show(fixture_site: Path, m
         e = doc["estimate"]
         page = fixture_site / doc["html_paths"][language] / "index.html"
         kpis = _kpis(page)
-        assert kpis[label[0]] == doc["setup"]["quant"]
+        quant, _, grade = kpis[label[0]].partition(" ")
+        assert quant == doc["setup"]["quant"] and grade == GRADE_LABELS[language][doc["setup"]["quality_grade"]]
         assert kpis[label[1]] == _nbsp(f"{fmt.gib(e['total_bytes'])} {fmt.gb(e['total_bytes'])}")
         assert kpis[label[2]].startswith(_nbsp(fmt.gib(e["usable_bytes"])))
         assert kpis[label[3]] == _nbsp(f"{fmt.gib(e['margin_bytes'])} {fmt.percent(e['margin_ratio'])}")
@@ -93,7 +100,8 @@ def test_model_and_gpu_documents_carry_the_numbers_their_pages_show(fixture_site
         rows = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-gpus")
         assert [r[:4] for r in rows] == [[g["name"], g["quant"], _nbsp(fmt.gib(g["total_bytes"])),
                                           _speed(fmt, g["decode_tokens_per_s"])] for g in doc["gpus"]]
-        requirements = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-req")
+        quality, *requirements = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-req")
+        assert quality[1:] == [GRADE_LABELS[language][g["quality_grade"]] for g in doc["quality_grades"]]
         assert [r[1:] for r in requirements] == [
             [_nbsp(f"{fmt.gib(c['total_bytes'], 1)} {fmt.gb(c['total_bytes'], 1)}") for c in row["cells"]]
             for row in doc["requirements"]]
