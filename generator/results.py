@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 from .catalog.freshness import newest_price_date
 from .adapters import device_fields, device_spec, model_spec
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
-from .estimate import api, bands, calibration, fidelity, finetune, serving_setup
+from .estimate import api, bands, calibration, fidelity, finetune, serving_setup, vllm_support
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
@@ -320,20 +320,31 @@ class Results:
 
     def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
         """The checkpoint vLLM serves for this pair: on the fewest GPUs (1, 2, 4 or 8, tensor parallel), the
-        best-precision catalogued checkpoint (the original repository or a published FP8/FP4/AWQ one) that fits at
-        the pages' context; None when none fits eight. vLLM runs only on CUDA and ROCm GPUs."""
+        best-precision catalogued checkpoint (the original repository or a published FP8/FP4/AWQ one) whose format
+        vLLM's kernels run on this GPU (``vllm_support``) and that fits at the pages' context; None when none fits
+        eight. vLLM runs only on CUDA and ROCm GPUs."""
         key = (model_id, gpu_id)
         if key not in self._vllm:
             self._vllm[key] = self._vllm_setup(model_id, gpu_id)
         return self._vllm[key]
 
-    def _vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
-        model, spec, gpu = self.catalog.models[model_id], self.models[model_id], self.catalog.gpus[gpu_id]
-        if self.devices[gpu_id].backend not in ("cuda", "rocm"):
-            return None
+    def _vllm_candidates(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+        """(repo, quant) checkpoints vLLM runs on this GPU, best precision first, and the formats left out."""
+        model, spec = self.catalog.models[model_id], self.models[model_id]
         candidates = [(model.hf_repo, NATIVE_CHECKPOINT[spec.native_format])]
         candidates += [(c.repo, c.quant) for c in model.checkpoints]
         candidates.sort(key=lambda c: -quant_info(c[1]).nominal_bits)  # stable: the original first among equals
+        return vllm_support.split_by_support(candidates, self.devices[gpu_id], spec.architecture.n_experts > 0)
+
+    def vllm_checkpoints(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+        """(repo, quant) checkpoints vLLM's kernels run on this GPU and the formats they do not (CUDA/ROCm only)."""
+        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+            return [], ()
+        return self._vllm_candidates(model_id, gpu_id)
+
+    def _vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
+        spec, gpu = self.models[model_id], self.catalog.gpus[gpu_id]
+        candidates = self.vllm_checkpoints(model_id, gpu_id)[0]
         for count in (1, 2, 4, 8):
             device = self.devices[gpu_id] if count == 1 else device_spec(gpu, count=count, parallel="tensor")
             for repo, quant in candidates:

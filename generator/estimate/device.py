@@ -46,6 +46,7 @@ class DeviceSpec:
     fp16_accumulate_doubles: bool = False  # GeForce: see ``geforce_rate``
     hbm: bool = False  # stacked high-bandwidth memory (the catalogue's memory_type starts with HBM)
     graphs: bool = True  # llama.cpp replays decode steps as CUDA graphs (not on NVIDIA parts older than Ampere)
+    ampere_or_newer: bool = False  # an NVIDIA part known to be Ampere (SM 8.0) or newer (see ``ampere_or_newer``)
 
     @property
     def per_gpu_usable_bytes(self) -> int:
@@ -78,6 +79,12 @@ def pre_ampere(vendor: str, launch_date: date | None) -> bool:
     disables CUDA graphs (ggml-cuda.cu, ``cc < GGML_CUDA_CC_AMPERE``). The catalogue has no architecture field; the
     launch date separates them (every catalogued NVIDIA part launched since 2020-05-14 is Ampere or newer)."""
     return vendor == "nvidia" and launch_date is not None and launch_date < AMPERE_LAUNCH
+
+
+def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:
+    """NVIDIA parts known to be Ampere or newer (compute capability 8.0+) by the same launch-date rule; False when
+    the launch date is unknown (undecided)."""
+    return vendor == "nvidia" and launch_date is not None and launch_date >= AMPERE_LAUNCH
 
 
 def is_hbm(memory_type: str | None) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from . import api, serving
+from . import api, serving, vllm_support
 from .device import DeviceSpec
 from .kvcache import kv_cache_bytes
 from .runtime import VLLM_GPU_MEMORY_UTILIZATION
@@ -222,12 +222,16 @@ class ServingPlan:
 
 
 def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
-    """Precisions a page tries, in order: the checkpoint's own FP8 or MXFP4, FP8 (vLLM quantizes a 16-bit checkpoint
-    on load) where the GPU has FP8 tensor cores, then BF16. NVFP4 and AWQ need third-party checkpoints the catalogue
-    does not list, so pages leave them to the CLI."""
-    native = {"fp8": ("FP8",), "mxfp4": ("MXFP4",)}.get(model.native_format, ())
-    fp8 = ("FP8",) if device.fp8_flops is not None else ()
-    return tuple(dict.fromkeys(native + fp8 + ("BF16",)))
+    """Precisions a page tries, in order, each only where vLLM's kernels run it on the GPU (``vllm_support``): a
+    checkpoint released in FP8 or MXFP4 at that precision alone (vLLM loads it as published, with no BF16 fallback);
+    a 16-bit checkpoint at FP8 (vLLM quantizes on load; W8A8 needs FP8 tensor cores, a catalogued FP8 rate), then
+    BF16. NVFP4 and AWQ need third-party checkpoints the catalogue does not list, so pages leave them to the CLI."""
+    moe = model.architecture.n_experts > 0
+    native = {"fp8": "FP8", "mxfp4": "MXFP4"}.get(model.native_format)
+    if native is not None:
+        return (native,) if vllm_support.runs_format(native, device, moe) else ()
+    fp8 = ("FP8",) if device.fp8_flops is not None and vllm_support.runs_format("FP8", device, moe) else ()
+    return fp8 + (("BF16",) if vllm_support.runs_format("BF16", device, moe) else ())
 
 
 def page_plan(model: api.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str = "vllm",

@@ -32,6 +32,7 @@ class Command:
     remark: str | None = None
     serves: str | None = None  # the quant the command loads, where it is not the page's (or not recorded)
     size_bytes: int | None = None  # the published size of what it loads, where catalogued
+    skipped: tuple[str, ...] = ()  # checkpoint formats left out because vLLM's kernels do not run them on this GPU
 
 
 def gguf_reference(model: Model, quant: str) -> str | None:
@@ -77,18 +78,21 @@ def llama_cpp(model: Model, quant: str, estimate: Estimate, context_tokens: int,
     return Command("llama.cpp", text, remark)
 
 
-def vllm(setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, utilisation: float) -> Command | None:
+def vllm(setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, utilisation: float,
+         skipped: tuple[str, ...] = (), runnable: bool = True) -> Command | None:
     """``vllm serve`` of a checkpoint that fits, with max length, memory utilisation, tensor parallel size and KV
-    dtype; an empty command with a remark when no catalogued checkpoint fits even eight GPUs; None on Apple GPUs."""
+    dtype; an empty command with a remark when no catalogued checkpoint fits even eight GPUs; None on Apple GPUs.
+    ``skipped``: formats left out because vLLM does not run them on this GPU (the page says so); ``runnable``: some
+    catalogued checkpoint is in a format vLLM runs here (else only the skipped formats are the reason)."""
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     engine = "vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM"
     if setup is None:
-        return Command(engine, "", "vllm_none_fits")
+        return Command(engine, "", "vllm_none_fits" if runnable else None, skipped=skipped)
     tp = f" --tensor-parallel-size {setup.gpu_count}" if setup.gpu_count > 1 else ""
     text = (f"vllm serve {setup.repo} \\\n  --max-model-len {context_tokens} --gpu-memory-utilization {utilisation:.2f}"
             f"{tp}{VLLM_KV_FLAGS.get(kv_type, '')}")
-    return Command(engine, text, "vllm_multi_gpu" if setup.gpu_count > 1 else None)
+    return Command(engine, text, "vllm_multi_gpu" if setup.gpu_count > 1 else None, skipped=skipped)
 
 
 def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_type: str) -> Command | None:

@@ -372,17 +372,18 @@ def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) ->
     """llama.cpp, vLLM and Ollama commands for the page's recommended setup (vLLM alone where it does not run: its
     command may need several GPUs)."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
-    setup = results.vllm_setup(key.model, key.gpu)
+    setup, (runnable, skipped) = results.vllm_setup(key.model, key.gpu), results.vllm_checkpoints(key.model, key.gpu)
     plan = results.serving(key.model, key.gpu)[0]
     vllm = (commands.vllm_serving(model, gpu, plan, results.vllm_utilisation) if plan else
-            commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation))
-    if not estimate.runs and setup is None and plan is None:
+            commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation, skipped, bool(runnable)))
+    if not estimate.runs and setup is None and plan is None and not skipped:
         return []  # nothing runs: the page says so in one sentence
     found = [vllm]
     if estimate.runs:  # no llama.cpp or Ollama command for a setup that does not run
         found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
                  commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
     return [{"engine": c.engine, "text": c.text, "remark": c.remark, "serves": c.serves, "size_bytes": c.size_bytes,
+             "skipped": ", ".join(c.skipped),
              "setup": setup if c.engine.startswith("vLLM") and c.remark != "serving" else None}
             for c in found if c is not None]
 

@@ -8,7 +8,9 @@ import re
 import shlex
 from pathlib import Path
 
-from generator.catalog.schema import Catalog, Model
+from generator.adapters import device_spec, model_spec
+from generator.catalog.schema import Catalog, Gpu, Model
+from generator.estimate.vllm_support import runs_format
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
 SERVING = re.compile(r'<section id="serving"([^>]*)>')
@@ -40,6 +42,19 @@ def _lines(text: str) -> list[list[str]]:
 
 def _gguf_has(model: Model, repo: str, quant: str) -> bool:
     return any(r.repo == repo and any(f.quant == quant for f in r.files) for r in model.gguf)
+
+
+def _native(model: Model) -> str:
+    """The format of the model's own checkpoint (BF16, FP8, MXFP4) as its config.json declares it."""
+    method = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower()
+    return {"fp8": "FP8", "mxfp4": "MXFP4"}.get(method, "BF16")
+
+
+def _unsupported(quant: str, model: Model, gpu: Gpu) -> list[str]:
+    """A problem when vLLM's kernels do not run a ``quant`` checkpoint of ``model`` on ``gpu``."""
+    if runs_format(quant, device_spec(gpu), model_spec(model).architecture.n_experts > 0):
+        return []
+    return [f"vLLM does not run {quant} checkpoints of {model.id} on {gpu.id}"]
 
 
 def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
@@ -83,7 +98,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
     return problems
 
 
-def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
+def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: Model, gpu: Gpu) -> list[str]:
     """Problems of a vLLM command against the page and the checkpoint's memory."""
     words = _lines(text)[0]
     if words[:2] != ["vllm", "serve"]:
@@ -92,6 +107,10 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     repos = {model.hf_repo, *(c.repo for c in model.checkpoints)}
     if words[2] not in repos:
         problems.append(f"{words[2]} is not a catalogued checkpoint of {model.id}")
+    else:
+        quant = _native(model) if words[2] == model.hf_repo else next(c.quant for c in model.checkpoints
+                                                                       if c.repo == words[2])
+        problems += _unsupported(quant, model, gpu)
     if opts.get("--max-model-len") != page["context"]:
         problems.append(f"--max-model-len {opts.get('--max-model-len')} is not the page's context")
     if opts.get("--tensor-parallel-size", "1") != command.get("gpus"):
@@ -103,7 +122,7 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     return problems
 
 
-def check_vllm_serving(text: str, serving: dict[str, str], model: Model) -> list[str]:
+def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gpu) -> list[str]:
     """Problems of a vLLM command that serves the serving section's operating point, against that section."""
     words = _lines(text)[0]
     if words[:2] != ["vllm", "serve"]:
@@ -118,7 +137,8 @@ def check_vllm_serving(text: str, serving: dict[str, str], model: Model) -> list
         problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
     if opts.get("--kv-cache-dtype", "auto") != serving.get("kv"):
         problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the serving section's {serving.get('kv')}")
-    native_fp8 = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower() == "fp8"
+    native_fp8 = _native(model) == "FP8"
+    problems += _unsupported(serving.get("precision", ""), model, gpu)
     if ("--quantization" in opts) != (serving.get("precision") == "FP8" and not native_fp8):
         problems.append(f"--quantization {opts.get('--quantization')} for precision {serving.get('precision')}")
     return problems
@@ -157,7 +177,7 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
     if section is None:
         return ["no launch section"]
     page = _attributes(section.group(1))
-    model = catalog.models[page["model"]]
+    model, gpu = catalog.models[page["model"]], catalog.gpus[page["gpu"]]
     problems = []
     shown = PICKED_QUANT.search(page_html)
     if shown is None or shown.group(1) != page["quant"]:
@@ -171,10 +191,10 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
             problems += check_llama_cpp(text, page, model)
         elif engine.startswith("vLLM") and "serving" in command:
             serving = SERVING.search(page_html)
-            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model) if serving
+            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model, gpu) if serving
                          else ["a serving command without a serving section"])
         elif engine.startswith("vLLM"):
-            problems += check_vllm(text, page, command, model)
+            problems += check_vllm(text, page, command, model, gpu)
         elif engine == "Ollama":
             problems += check_ollama(text, page, command, model)
         else:

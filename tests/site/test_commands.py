@@ -3,15 +3,18 @@ and names only catalogued weights; and the checker catches commands that do not.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from generator.catalog.load import load_catalog
+from generator.catalog.schema import Checkpoint
 from tests.conftest import FIXTURE_PROJECT, ROOT
 from tests.site.command_check import check_page, check_site
 
-PAIR = "en/models/gpt-oss-20b/rx-7900-xtx/index.html"  # a consumer card: the single-stream vLLM command
+PAIR = "en/models/gpt-oss-20b/rx-7900-xtx/index.html"  # a consumer card: llama.cpp and Ollama, no vLLM (MXFP4)
+VLLM_PAIR = "en/models/llama-3.1-8b/rx-7900-xtx/index.html"  # a consumer card: the single-stream vLLM command
 SERVING_PAIR = "en/models/gpt-oss-20b/mi300x/index.html"  # a datacenter card: vLLM at the serving operating point
 
 
@@ -29,26 +32,59 @@ def test_every_fixture_pair_page_passes_the_command_checker(fixture_site: Path, 
 def test_the_checker_catches_a_command_that_contradicts_its_page(fixture_site: Path, fixture_catalog):
     page = (fixture_site / PAIR).read_text(encoding="utf-8")
     assert check_page(page, fixture_catalog) == []
-    assert "-c 8192 " in page and "--max-model-len 8192 " in page and "OLLAMA_CONTEXT_LENGTH=8192 " in page
+    assert "-c 8192 " in page and "OLLAMA_CONTEXT_LENGTH=8192 " in page
     for wrong, expected in [
         (page.replace("-c 8192 ", "-c 4096 ", 1), "-c 4096 is not the page's context 8192"),
-        (page.replace("--max-model-len 8192 ", "--max-model-len 131072 ", 1), "--max-model-len 131072"),
         (page.replace("OLLAMA_CONTEXT_LENGTH=8192 ", "OLLAMA_CONTEXT_LENGTH=2048 ", 1), "OLLAMA_CONTEXT_LENGTH 2048"),
         (page.replace('data-kv="f16"', 'data-kv="q8_0"', 1), "--cache-type-k None is not the page's KV type q8_0"),
-        (page.replace("vllm serve openai/gpt-oss-20b", "vllm serve someone/gpt-oss-20b-AWQ", 1),
-         "someone/gpt-oss-20b-AWQ is not a catalogued checkpoint"),
-        (page.replace('data-gpus="1"', 'data-gpus="2"', 1), "tensor parallel 1 for 2 GPUs"),
         (page.replace(' -ngl 999 ', ' -ngl 10 ', 1), "offload flags True but the page's verdict is fits"),
     ]:
         assert wrong != page, expected
         assert any(expected in problem for problem in check_page(wrong, fixture_catalog)), expected
 
 
+def test_the_checker_catches_a_vllm_command_that_contradicts_its_page(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    assert check_page(page, fixture_catalog) == []
+    assert "--max-model-len 8192 " in page
+    for wrong, expected in [
+        (page.replace("--max-model-len 8192 ", "--max-model-len 131072 ", 1), "--max-model-len 131072"),
+        (page.replace("vllm serve meta-llama/Llama-3.1-8B-Instruct", "vllm serve someone/Llama-3.1-8B-AWQ", 1),
+         "someone/Llama-3.1-8B-AWQ is not a catalogued checkpoint"),
+        (page.replace('data-gpus="1"', 'data-gpus="2"', 1), "tensor parallel 1 for 2 GPUs"),
+    ]:
+        assert wrong != page, expected
+        assert any(expected in problem for problem in check_page(wrong, fixture_catalog)), expected
+
+
 def test_the_checker_catches_a_checkpoint_larger_than_usable_memory(fixture_site: Path, fixture_catalog):
-    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
     usable = page.split('data-usable="', 1)[1].split('"', 1)[0]
     wrong = page.replace(f'data-usable="{usable}"', 'data-usable="1000"', 1)
     assert any("more than the usable 1000" in problem for problem in check_page(wrong, fixture_catalog))
+
+
+def test_the_checker_catches_a_checkpoint_format_vllm_does_not_run_on_the_gpu(fixture_site: Path, fixture_catalog):
+    """An FP8 checkpoint planted in the catalogue and on the RX 7900 XTX page (no FP8 tensor cores: vLLM's FP8
+    W8A8 kernels do not run there) is flagged; so is the MXFP4 gpt-oss checkpoint there."""
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    llama = fixture_catalog.models["llama-3.1-8b"]
+    fp8 = Checkpoint(repo="someone/Llama-3.1-8B-Instruct-FP8", quant="FP8", source_url="https://huggingface.co/x",
+                     read=dt.date(2026, 12, 1))
+    planted = fixture_catalog.model_copy(update={"models": {**fixture_catalog.models,
+                                                            "llama-3.1-8b": llama.model_copy(update={"checkpoints": [fp8]})}})
+    wrong = page.replace("vllm serve meta-llama/Llama-3.1-8B-Instruct", f"vllm serve {fp8.repo}", 1)
+    assert check_page(page, planted) == []
+    assert "vLLM does not run FP8 checkpoints of llama-3.1-8b on rx-7900-xtx" in check_page(wrong, planted)
+    gpt_oss = wrong.replace(f"vllm serve {fp8.repo}", "vllm serve openai/gpt-oss-20b", 1).replace(
+        'data-model="llama-3.1-8b"', 'data-model="gpt-oss-20b"', 1)
+    assert "vLLM does not run MXFP4 checkpoints of gpt-oss-20b on rx-7900-xtx" in check_page(gpt_oss, planted)
+
+
+def test_a_skipped_format_is_said_on_the_page_and_gets_no_command(fixture_site: Path):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    assert "do not run MXFP4 checkpoints on AMD Radeon RX 7900 XTX" in page
+    assert "vllm serve" not in page
 
 
 def test_the_checker_catches_an_ollama_fallback_larger_than_the_page_file(fixture_site: Path, fixture_catalog):

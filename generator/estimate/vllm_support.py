@@ -1,0 +1,57 @@
+"""Which checkpoint formats vLLM's kernels run on which GPU, so that a page never prints a command that fails.
+
+Sources, read 2026-12-01:
+* vLLM docs, "Supported Hardware" for quantization methods
+  (https://docs.vllm.ai/en/latest/features/quantization/supported_hardware.html; vllm-project/vllm
+  docs/features/quantization/supported_hardware.md at commits 5ee0c1f91ca310f2c3abef3c64dbf52bb6df0ab9 and
+  01129ffb187a16881403d7a1f6248b800a8edd5b, same rows): FP8 (W8A8) on Ada (SM 8.9), Hopper (SM 9.0) and AMD GPUs,
+  not Volta, Turing or Ampere; Marlin (GPTQ/AWQ/FP8) on Ampere (SM 8.0) and newer, not on AMD; AWQ not on AMD.
+* vLLM recipes, gpt-oss (https://github.com/vllm-project/recipes/blob/main/OpenAI/GPT-OSS.md, commit
+  59dc5f185d181041960623e355715e0ad46e967e): the MXFP4 release runs on H100/H200/B200, on Ampere with Marlin's
+  MXFP4 MoE kernel, and on AMD MI300X, MI325X, MI355X and Radeon AI PRO R9700 only.
+
+The catalogue has no compute-capability field, so the rule reads sourced GPU facts instead:
+* FP8 W8A8 needs FP8 tensor cores (NVIDIA SM 8.9+, AMD CDNA3+/RDNA4): a GPU qualifies when its FP8 tensor rate is
+  catalogued. A GPU whose FP8 rate is not catalogued is undecided and gets no FP8 checkpoint, except a dense model's
+  FP8 checkpoint on NVIDIA Ampere or newer, which Marlin runs weight-only (the table's Marlin row). FP8 mixture-of-
+  experts checkpoints are left out there: vLLM's maintainers (Red Hat AI on huggingface.co
+  neuralmagic/DeepSeek-Coder-V2-Instruct-FP8 discussion 1) say FP8 MoE runs only on SM 8.9+.
+* Marlin and MXFP4 on NVIDIA need Ampere (SM 8.0) or newer: an NVIDIA part launched on or after the A100
+  (``device.pre_ampere``'s date rule); an unknown launch date is undecided and gets none.
+* BF16 runs on every CUDA and ROCm GPU vLLM supports (it casts to FP16 where BF16 is missing).
+Anything else (NVFP4, formats not listed here, Metal, Vulkan, SYCL) is not printed.
+"""
+
+from __future__ import annotations
+
+from .device import DeviceSpec
+
+SOURCE_URL = "https://docs.vllm.ai/en/latest/features/quantization/supported_hardware.html"
+READ = "2026-12-01"
+# AMD parts the gpt-oss recipe names for MXFP4 (catalogue ids).
+MXFP4_AMD = ("mi300x", "mi325x", "mi355x", "radeon-ai-pro-r9700")
+VLLM_BACKENDS = ("cuda", "rocm")
+
+
+def runs_format(quant: str, device: DeviceSpec, moe: bool) -> bool:
+    """Whether vLLM's kernels load a ``quant`` checkpoint (BF16, FP8, MXFP4, AWQ-INT4) of a model (``moe``: a
+    mixture of experts) on ``device`` (see above)."""
+    if device.backend not in VLLM_BACKENDS:
+        return False
+    if quant == "BF16":
+        return True
+    if quant == "FP8":
+        return device.fp8_flops is not None or (device.backend == "cuda" and device.ampere_or_newer and not moe)
+    if quant == "MXFP4":
+        return device.ampere_or_newer if device.backend == "cuda" else device.id in MXFP4_AMD
+    if quant == "AWQ-INT4":
+        return device.backend == "cuda" and device.ampere_or_newer
+    return False
+
+
+def split_by_support(candidates: list[tuple[str, str]], device: DeviceSpec, moe: bool
+                     ) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """(repo, quant) checkpoints vLLM runs on ``device``, in order, and the formats of those it does not."""
+    runnable = [c for c in candidates if runs_format(c[1], device, moe)]
+    skipped = tuple(dict.fromkeys(q for _, q in candidates if not runs_format(q, device, moe)))
+    return runnable, skipped

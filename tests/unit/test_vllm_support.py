@@ -1,0 +1,71 @@
+"""Which checkpoint formats vLLM runs on which GPU (vLLM's quantization hardware table), derived from catalogue facts,
+and the serving precisions pages try under the same rule."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pytest
+
+from generator.adapters import device_spec, model_spec
+from generator.catalog.load import load_catalog
+from generator.estimate import serving_setup
+from generator.estimate.vllm_support import runs_format, split_by_support
+from tests.conftest import FIXTURE_PROJECT
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(FIXTURE_PROJECT / "catalog")
+
+
+def _nvidia(catalog, launch: dt.date | None, fp8_tflops: float | None):
+    """The fixture's MI300X restated as an NVIDIA CUDA part launched on ``launch`` with an FP8 rate (or none)."""
+    gpu = catalog.gpus["mi300x"].model_copy(update={"id": "nv", "vendor": "nvidia", "backends": ["cuda"],
+                                                    "launch_date": launch, "fp8_tensor_tflops": fp8_tflops})
+    return device_spec(gpu)
+
+
+def test_fp8_needs_fp8_tensor_cores_or_marlin_for_a_dense_model_on_ampere(catalog):
+    hopper = _nvidia(catalog, dt.date(2022, 9, 20), 989.0)
+    ampere = _nvidia(catalog, dt.date(2020, 11, 16), None)
+    turing = _nvidia(catalog, dt.date(2018, 9, 20), None)
+    undated = _nvidia(catalog, None, None)
+    assert runs_format("FP8", hopper, moe=True) and runs_format("FP8", hopper, moe=False)
+    assert runs_format("FP8", ampere, moe=False) and not runs_format("FP8", ampere, moe=True)
+    assert not runs_format("FP8", turing, moe=False) and not runs_format("FP8", undated, moe=False)
+    assert runs_format("FP8", device_spec(catalog.gpus["mi300x"]), moe=True)
+    assert not runs_format("FP8", device_spec(catalog.gpus["rx-7900-xtx"]), moe=False)
+
+
+def test_mxfp4_runs_on_ampere_or_newer_and_the_amd_parts_vllm_names(catalog):
+    assert runs_format("MXFP4", _nvidia(catalog, dt.date(2020, 5, 14), None), moe=True)
+    assert not runs_format("MXFP4", _nvidia(catalog, dt.date(2020, 5, 13), None), moe=True)
+    assert runs_format("MXFP4", device_spec(catalog.gpus["mi300x"]), moe=True)
+    assert not runs_format("MXFP4", device_spec(catalog.gpus["rx-7900-xtx"]), moe=True)
+
+
+def test_bf16_runs_on_cuda_and_rocm_and_nothing_runs_elsewhere(catalog):
+    xtx = device_spec(catalog.gpus["rx-7900-xtx"])
+    assert runs_format("BF16", xtx, moe=False) and runs_format("BF16", _nvidia(catalog, None, None), moe=False)
+    for backend in ("metal", "vulkan", "sycl"):
+        assert not runs_format("BF16", replace(xtx, backend=backend), moe=False)
+    assert not runs_format("NVFP4", _nvidia(catalog, dt.date(2025, 1, 30), 2250.0), moe=False)  # not in the table
+    assert not runs_format("AWQ-INT4", xtx, moe=False)  # AWQ: not on AMD GPUs
+
+
+def test_split_keeps_the_order_and_names_each_left_out_format_once(catalog):
+    xtx = device_spec(catalog.gpus["rx-7900-xtx"])
+    runnable, skipped = split_by_support([("a/fp8", "FP8"), ("a/bf16", "BF16"), ("b/fp8", "FP8")], xtx, moe=False)
+    assert runnable == [("a/bf16", "BF16")] and skipped == ("FP8",)
+
+
+def test_serving_precisions_follow_the_same_rule(catalog):
+    mi300x, xtx = device_spec(catalog.gpus["mi300x"]), device_spec(catalog.gpus["rx-7900-xtx"])
+    gpt_oss, deepseek, llama = (model_spec(catalog.models[m]) for m in ("gpt-oss-20b", "deepseek-v3", "llama-3.1-8b"))
+    assert serving_setup.page_precisions(gpt_oss, mi300x) == ("MXFP4",)
+    assert serving_setup.page_precisions(gpt_oss, xtx) == ()  # the MXFP4 release has no BF16 fallback
+    assert serving_setup.page_precisions(deepseek, xtx) == ()
+    assert serving_setup.page_precisions(llama, mi300x) == ("FP8", "BF16")
+    assert serving_setup.page_precisions(llama, xtx) == ("BF16",)
