@@ -369,8 +369,8 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
 
 
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
-    """llama.cpp, vLLM and Ollama commands for the page's recommended setup (vLLM alone where it does not run: its
-    command may need several GPUs)."""
+    """llama.cpp, vLLM, SGLang (where the page has a serving plan) and Ollama commands for the page's recommended
+    setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs)."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
     setup = results.vllm_setup(key.model, key.gpu)
     plan = results.serving(key.model, key.gpu)[0]
@@ -378,7 +378,7 @@ def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) ->
             commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation))
     if not estimate.runs and setup is None and plan is None:
         return []  # nothing runs: the page says so in one sentence
-    found = [vllm]
+    found = [vllm, commands.sglang_serving(model, gpu, plan) if plan else None]
     if estimate.runs:  # no llama.cpp or Ollama command for a setup that does not run
         found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
                  commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
