@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 from .catalog.freshness import newest_price_date
 from .adapters import device_fields, device_spec, model_spec
 from .catalog.schema import Catalog, CloudOffer, CloudProvider, Gpu
-from .estimate import api, bands, calibration, fidelity, finetune, serving_setup, vllm_support
+from .estimate import api, bands, calibration, cost, fidelity, finetune, serving_setup, vllm_support
 from .estimate import constants as fitted
 from .estimate.kvcache import kv_cache_bytes, kv_layout
 from .estimate.api import Estimate, ModelSpec, Request
@@ -92,6 +92,17 @@ class Pick(NamedTuple):
 
 
 OLDER_LAUNCH_YEAR = 2021  # "used or older": launched in this year or before
+
+
+class ServingChoice(NamedTuple):
+    """A model's serving plan on one GPU priced on that GPU's cheapest listed offer (a model page's serving row)."""
+
+    gpu: str
+    plan: serving_setup.ServingPlan
+    provider: str
+    instance: str
+    usd_per_gpu_hour: float
+    price: cost.ServingPrice
 
 
 class ContextSweep(NamedTuple):
@@ -557,6 +568,26 @@ class Results:
             return None
         return max(plans, key=lambda p: (p.operating.output_tokens_per_s_per_gpu if p.operating else 0.0,
                                          -p.gpu_count))
+
+    def cheapest_serving(self, model_id: str) -> list[ServingChoice]:
+        """Per precision the pair pages serve this model at, the listed cloud setup with the lowest cost per 1M output
+        tokens at its operating point (from the stored serving plans; prices pick among them on every build)."""
+        return self._per_model("serving-cheapest", model_id, self._cheapest_serving)
+
+    def _cheapest_serving(self, model_id: str) -> list[ServingChoice]:
+        best: dict[str, ServingChoice] = {}
+        for gpu_id in self._serving_gpus:
+            plan, offers = self.serving(model_id, gpu_id)[0], self.offers_by_gpu[gpu_id]
+            if plan is None or plan.operating is None or not offers:
+                continue
+            provider, offer = offers[0]  # offers_by_gpu: cheapest per GPU-hour first, as the pair page prices it
+            per_gpu = offer.price_usd_per_hour / offer.gpu_count
+            choice = ServingChoice(gpu_id, plan, provider.name, offer.instance, per_gpu,
+                                   cost.serving_price(plan.operating, per_gpu))
+            found = best.get(plan.precision)
+            if found is None or (choice.price.output_usd_per_mtok, gpu_id) < (found.price.output_usd_per_mtok, found.gpu):
+                best[plan.precision] = choice
+        return [best[p] for p in serving_setup.PRECISIONS if p in best]
 
     def _serving_key(self, model_id: str, gpu_id: str) -> tuple[str, str, str]:
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], "serving")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
+
+from .serving import ServingPoint
 
 HOURS_PER_MONTH = 730.0  # 8760 h / 12
 DEFAULT_AMORTISATION_MONTHS = 36
@@ -16,6 +18,22 @@ def usd_per_million_tokens(tokens_per_s: float, usd_per_hour: float) -> float:
     if tokens_per_s <= 0:
         raise ValueError("tokens_per_s must be positive")
     return usd_per_hour / (tokens_per_s * 3600.0) * 1e6
+
+
+class ServingPrice(NamedTuple):
+    """What one million output and one million input (prompt) tokens cost at a batched serving point."""
+
+    output_usd_per_mtok: float
+    input_usd_per_mtok: float
+
+
+def serving_price(point: ServingPoint, usd_per_gpu_hour: float) -> ServingPrice:
+    """Cost per 1M output and input tokens at a serving point on GPUs priced at ``usd_per_gpu_hour``: the hour is split
+    between output and prompts by the share of the GPUs' time prefill takes, so the two prices add up to the hour."""
+    output_rate = point.output_tokens_per_s_per_gpu
+    return ServingPrice(usd_per_million_tokens(output_rate, usd_per_gpu_hour * (1 - point.prefill_share)),
+                        usd_per_million_tokens(point.total_tokens_per_s_per_gpu - output_rate,
+                                               usd_per_gpu_hour * point.prefill_share))
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ from . import labels
 from .i18n import LANGUAGES
 from .plan import API_ROOT, PageKey
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "1.1.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
 # version, a renamed, removed or retyped key a major one.
 CHANGELOG = (
+    ("1.1.0", "2026-12-01", "Model documents: cheapest_serving, the cheapest listed serving setup per precision "
+                            "at its recommended operating point (the numbers of the pair page it names)."),
     ("1.0.0", "2026-12-01", "First version: index, model, GPU and pair documents; the pairs CSV with its data package."),
 )
 CODE_LICENCE = "MIT"
@@ -169,6 +171,16 @@ def model_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
                           "cells": [{"quant": q, **c} for q, c in row["cells"].items()]} for row in v["requirements"]],
         "cheapest_setups": [{"quant": s["quant"], "single": setup(s["single"]), "multi": setup(s["multi"])}
                             for s in v["setups"]],
+        "cheapest_serving": [
+            {"precision": s["precision"], "engine": s["engine"], "gpu": _ref("gpu", s["gpu"]), "gpu_count": s["gpu_count"],
+             "tensor_parallel": s["tensor_parallel"], "prompt_tokens": v["serving_prompt_tokens"],
+             "output_tokens": v["serving_output_tokens"], "concurrency": s["concurrency"],
+             "output_tokens_per_s_per_gpu": s["output_tokens_per_s_per_gpu"],
+             "total_tokens_per_s_per_gpu": s["total_tokens_per_s_per_gpu"],
+             "tokens_per_s_per_user": s["tokens_per_s_per_user"], "offer": s["offer_label"],
+             "price_usd_per_gpu_hour": s["usd_per_gpu_hour"], "usd_per_million_output_tokens": s["output_usd_per_mtok"],
+             "usd_per_million_input_tokens": s["input_usd_per_mtok"],
+             "pair_json_path": PageKey("pair", model.id, s["gpu"].id).api_path()} for s in v["serving"]],
         "finetune": [{"method": f["method"], "total_bytes": f["est"].total_bytes,
                       "suggested_gpu": f["gpu"][1] if f["gpu"] else None} for f in v["finetune"]],
         "fits_count": v["fits_count"],

@@ -90,6 +90,11 @@ MODEL = obj(
     requirements=array(obj(context_tokens=BYTES, sequences=INT,
                            cells=array(obj(quant=STR, total_bytes=BYTES, weights_bytes=BYTES, kv_cache_bytes=BYTES)))),
     cheapest_setups=array(obj(quant=STR, single=SETUP, multi=SETUP)),
+    cheapest_serving=array(obj(precision=STR, engine=STR, gpu=REF, gpu_count=INT, tensor_parallel=INT,
+                               prompt_tokens=BYTES, output_tokens=BYTES, concurrency=INT, output_tokens_per_s_per_gpu=POS,
+                               total_tokens_per_s_per_gpu=POS, tokens_per_s_per_user=POS, offer=STR,
+                               price_usd_per_gpu_hour=POS, usd_per_million_output_tokens=POS,
+                               usd_per_million_input_tokens=POS, pair_json_path=PATH)),
     finetune=array(obj(method={"enum": ["qlora", "lora", "full"]}, total_bytes=BYTES, suggested_gpu=nullable(STR))),
     fits_count=BYTES, gpus=array(obj(**REF["properties"], **SUMMARY)), sources=array(SOURCE),
 )

@@ -133,6 +133,23 @@ def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, utilisation: float) 
     return Command("vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM", text, "serving")
 
 
+SGLANG_FP8_KV = "fp8_e5m2"  # SGLang's FP8 KV dtypes are fp8_e5m2 and fp8_e4m3; e5m2 needs no KV scaling factors
+
+
+def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan) -> Command | None:
+    """``sglang.launch_server`` with the checkpoint, precision, tensor parallel size, request length, concurrent
+    requests and KV size of the serving plan's operating point (flags as sgl-project/sglang ``server_args.py``
+    names them: ``--tp-size``, ``--context-length``, ``--max-running-requests``)."""
+    if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
+        return None
+    seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
+    quantize = " --quantization fp8" if plan.precision == "FP8" and model_native(model) != "fp8" else ""
+    kv = f" --kv-cache-dtype {SGLANG_FP8_KV}" if plan.kv_type == "fp8" else ""
+    text = (f"python -m sglang.launch_server --model-path {model.hf_repo} \\\n  --tp-size {plan.tensor_parallel}"
+            f" --context-length {plan.prompt_tokens + plan.output_tokens} --max-running-requests {seqs}{quantize}{kv}")
+    return Command("SGLang (ROCm)" if "cuda" not in gpu.backends else "SGLang", text, "sglang_serving")
+
+
 def model_native(model: Model) -> str:
     """The checkpoint's own weight format (fp8, mxfp4 or bf16) as its config.json declares it."""
     method = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower()

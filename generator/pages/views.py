@@ -9,13 +9,13 @@ from urllib.parse import urlparse
 from ..catalog import freshness
 from ..catalog.licences import licence_name
 from ..catalog.schema import Gpu, Model
-from ..estimate import cost, fidelity, serving, speed
+from ..estimate import cost, fidelity, serving, serving_setup, speed
 from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
 from ..links import is_safe_href
 from ..results import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
-                       matrix_quants)
+                       ServingChoice, matrix_quants)
 from . import charts, commands, labels
 from .api import DATAPACKAGE, PAIRS_CSV
 from .plan import API_ROOT, PageKey
@@ -369,8 +369,8 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> dict[str, Any]:
 
 
 def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) -> list[dict[str, Any]]:
-    """llama.cpp, vLLM and Ollama commands for the page's recommended setup (vLLM alone where it does not run: its
-    command may need several GPUs)."""
+    """llama.cpp, vLLM, SGLang (where the page has a serving plan) and Ollama commands for the page's recommended
+    setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs)."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
     setup, (runnable, skipped) = results.vllm_setup(key.model, key.gpu), results.vllm_checkpoints(key.model, key.gpu)
     plan = results.serving(key.model, key.gpu)[0]
@@ -378,7 +378,7 @@ def pair_commands(results: Results, key: Any, quant: str, estimate: Estimate) ->
             commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation, skipped, bool(runnable)))
     if not estimate.runs and setup is None and plan is None and not skipped:
         return []  # nothing runs: the page says so in one sentence
-    found = [vllm]
+    found = [vllm, commands.sglang_serving(model, gpu, plan) if plan else None]
     if estimate.runs:  # no llama.cpp or Ollama command for a setup that does not run
         found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
                  commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
@@ -411,12 +411,10 @@ def serving_view(results: Results, key: Any, lang: Lang, offers: list[dict[str, 
     price = None
     if offers and op is not None:
         per_gpu = offers[0]["usd_per_gpu_hour"]
-        output_rate = op.output_tokens_per_s_per_gpu
-        input_rate = op.total_tokens_per_s_per_gpu - output_rate
+        priced = cost.serving_price(op, per_gpu)
         price = {"usd_per_gpu_hour": per_gpu, "offer_label": f"{offers[0]['provider']}, {offers[0]['instance']}",
-                "output_usd_per_mtok": cost.usd_per_million_tokens(output_rate, per_gpu * (1 - op.prefill_share)),
-                "input_usd_per_mtok": cost.usd_per_million_tokens(input_rate, per_gpu * op.prefill_share),
-                "prefill_share": op.prefill_share}
+                 "output_usd_per_mtok": priced.output_usd_per_mtok, "input_usd_per_mtok": priced.input_usd_per_mtok,
+                 "prefill_share": op.prefill_share}
     return {"plan": plan, "chart": chart, "rows": rows, "operating": op, "cost": price,
             "floor": serving.MIN_USER_TOKENS_PER_S}
 
@@ -489,6 +487,9 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "model": model, "spec": spec, "requirements": requirement_rows,
         "quality": {q: fidelity.grade(q, spec.native_format) for q in (requirement_rows[0]["cells"] if requirement_rows else ())},
         "setups": results.cheapest_setups(key.model),
+        "serving": [serving_choice_row(results, choice, key.model, lang.code) for choice in results.cheapest_serving(key.model)],
+        "serving_floor": serving.MIN_USER_TOKENS_PER_S,
+        "serving_prompt_tokens": serving_setup.PAGE_PROMPT_TOKENS, "serving_output_tokens": serving_setup.PAGE_OUTPUT_TOKENS,
         "finetune": [{"method": m, "est": results.finetune(key.model, m), "gpu": results.finetune_gpu(key.model, m)}
                      for m in FINETUNE_METHODS],
         "architecture": architecture_facts(results, key.model), "about_model": about_model(model, spec),
@@ -504,6 +505,18 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
             "fit": lang.fmt.number(results.fitting_count(key.model, "Q4_K_M")), "n": lang.fmt.number(len(ranked))},
         "modified": _latest_read(model),
     }
+
+
+def serving_choice_row(results: Results, choice: ServingChoice, model_id: str, language: str) -> dict[str, Any]:
+    """A model page's serving row: the setup, its operating point and its price, as the pair page it links to shows
+    them (the same plan, offer and ``cost.serving_price``)."""
+    plan, op = choice.plan, choice.plan.operating
+    return {"precision": plan.precision, "gpu": results.catalog.gpus[choice.gpu], "path": pair_path(language, model_id, choice.gpu),
+            "gpu_count": plan.gpu_count, "tensor_parallel": plan.tensor_parallel, "engine": plan.engine,
+            "concurrency": op.concurrency, "output_tokens_per_s_per_gpu": op.output_tokens_per_s_per_gpu,
+            "total_tokens_per_s_per_gpu": op.total_tokens_per_s_per_gpu, "tokens_per_s_per_user": op.tokens_per_s_per_user,
+            "offer_label": f"{choice.provider}, {choice.instance}", "usd_per_gpu_hour": choice.usd_per_gpu_hour,
+            "output_usd_per_mtok": choice.price.output_usd_per_mtok, "input_usd_per_mtok": choice.price.input_usd_per_mtok}
 
 
 def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:

@@ -34,3 +34,14 @@ def test_cheapest_offer() -> None:
     key, usd = cost.cheapest(offers, tokens_per_s=100)
     assert key == "b" and usd == pytest.approx(1.0 / 0.36)
     assert cost.cheapest([], 100) is None
+
+
+def test_serving_price_splits_the_gpu_hour_between_output_and_prompts() -> None:
+    from generator.estimate.serving import ServingPoint
+
+    point = ServingPoint(concurrency=64, output_tokens_per_s_per_gpu=1000.0, total_tokens_per_s_per_gpu=1500.0,
+                         tokens_per_s_per_user=25.0, ttft_s=0.5, step_s=0.04, prefill_share=0.25)
+    price = cost.serving_price(point, 2.0)
+    # Output: $2 × 0.75 = $1.50/h over 3.6M tokens/h → $0.41667; input: $0.50/h over 1.8M tokens/h → $0.27778.
+    assert price.output_usd_per_mtok == pytest.approx(1.5 / 3.6)
+    assert price.input_usd_per_mtok == pytest.approx(0.5 / 1.8)

@@ -144,6 +144,34 @@ def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gp
     return problems
 
 
+SGLANG_KV = {"auto": ("auto",), "fp8": ("fp8_e5m2", "fp8_e4m3")}  # the serving section's KV type, as SGLang names it
+
+
+def check_sglang_serving(text: str, serving: dict[str, str], model: Model) -> list[str]:
+    """Problems of an SGLang command that serves the serving section's operating point, against that section."""
+    words = _lines(text)[0]
+    if words[:3] != ["python", "-m", "sglang.launch_server"]:
+        return ["not a python -m sglang.launch_server line"]
+    opts, problems = _options(words[3:]), []
+    if opts.get("--model-path") != model.hf_repo:
+        problems.append(f"{opts.get('--model-path')} is not {model.id}'s own checkpoint")
+    for flag, key in (("--tp-size", "tp"), ("--context-length", "context"), ("--max-running-requests", "seqs")):
+        if opts.get(flag) != serving.get(key):
+            problems.append(f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}")
+    if int(serving.get("seqs", "0")) > int(serving.get("max", "-1")):
+        problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
+    if opts.get("--kv-cache-dtype", "auto") not in SGLANG_KV.get(serving.get("kv", ""), ()):
+        problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the serving section's {serving.get('kv')}")
+    native_fp8 = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower() == "fp8"
+    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and not native_fp8):
+        problems.append(f"--quantization {opts.get('--quantization')} for precision {serving.get('precision')}")
+    unknown = set(opts) - {"--model-path", "--tp-size", "--context-length", "--max-running-requests", "--kv-cache-dtype",
+                           "--quantization"}
+    if unknown:
+        problems.append(f"flags outside the checked set: {sorted(unknown)}")
+    return problems
+
+
 def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
     """Problems of an Ollama command against the page and the catalogue: another quant than the page's only from a
     published file no larger than the page's."""
@@ -195,6 +223,10 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
                          else ["a serving command without a serving section"])
         elif engine.startswith("vLLM"):
             problems += check_vllm(text, page, command, model, gpu)
+        elif engine.startswith("SGLang"):
+            serving = SERVING.search(page_html)
+            problems += (check_sglang_serving(text, _attributes(serving.group(1)), model) if serving and "serving" in command
+                         else ["an SGLang command without a serving section"])
         elif engine == "Ollama":
             problems += check_ollama(text, page, command, model)
         else:

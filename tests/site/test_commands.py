@@ -118,6 +118,27 @@ def test_the_checker_holds_a_serving_command_to_its_operating_point(fixture_site
         assert any(expected in problem for problem in check_page(wrong, fixture_catalog)), expected
 
 
+def test_the_checker_holds_an_sglang_command_to_the_same_operating_point(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / SERVING_PAIR).read_text(encoding="utf-8")
+    serving = page.split('<section id="serving"', 1)[1].split(">", 1)[0]
+    seqs = serving.split('data-seqs="', 1)[1].split('"', 1)[0]
+    kv = serving.split('data-kv="', 1)[1].split('"', 1)[0]
+    command = page.split('data-engine="SGLang', 1)[1].split("</code>", 1)[0]
+    assert "python -m sglang.launch_server --model-path openai/gpt-oss-20b" in command
+    assert f"--max-running-requests {seqs}" in command and "--tp-size 1" in command and "--context-length 2048" in command
+    assert ("--kv-cache-dtype fp8_e5m2" in command) == (kv == "fp8")
+    for wrong, expected in [
+        (page.replace(f"--max-running-requests {seqs}", "--max-running-requests 100000", 1), "--max-running-requests 100000 is not"),
+        (page.replace("--tp-size 1", "--tp-size 4", 1), "--tp-size 4 is not"),
+        (page.replace("--context-length 2048", "--context-length 4096", 1), "--context-length 4096 is not"),
+        (page.replace("--model-path openai/gpt-oss-20b", "--model-path someone/gpt-oss-20b", 1), "is not gpt-oss-20b's own"),
+        (page.replace("--tp-size 1", "--tp-size 1 --quantization fp8", 1), "--quantization fp8 for precision"),
+        (page.replace("--tp-size 1", "--tp 1", 1), "--tp-size None is not"),
+    ]:
+        assert wrong != page, expected
+        assert any(expected in problem for problem in check_page(wrong, fixture_catalog)), expected
+
+
 @pytest.mark.slow
 def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
     catalog = load_catalog(ROOT / "catalog")

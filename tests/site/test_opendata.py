@@ -105,6 +105,17 @@ def test_model_and_gpu_documents_carry_the_numbers_their_pages_show(fixture_site
         assert [r[1:] for r in requirements] == [
             [_nbsp(f"{fmt.gib(c['total_bytes'], 1)} {fmt.gb(c['total_bytes'], 1)}") for c in row["cells"]]
             for row in doc["requirements"]]
+        serving = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-serving")
+        assert doc["cheapest_serving"] and [r[0] for r in serving] == [s["precision"] for s in doc["cheapest_serving"]]
+        assert [r[2:] for r in serving] == [
+            [_nbsp(fmt.usd(s["usd_per_million_output_tokens"])), _nbsp(fmt.sig(s["output_tokens_per_s_per_gpu"])),
+             _nbsp(fmt.sig(s["tokens_per_s_per_user"])), fmt.number(s["concurrency"])] for s in doc["cheapest_serving"]]
+        for row, s in zip(serving, doc["cheapest_serving"]):
+            assert row[1].startswith(f"{s['gpu_count']}× {s['gpu']['name']}")
+            pair = _json(fixture_site, s["pair_json_path"])
+            assert pair["gpu"]["id"] == s["gpu"]["id"] and pair["model"]["id"] == model
+            assert any(c["remark"] == "serving" and f" {s['tensor_parallel']} " in f" {c['text']} "
+                       and f"--max-num-seqs {s['concurrency']}" in c["text"] for c in pair["commands"])
     for gpu in GPUS:
         doc = _json(fixture_site, API / "gpus" / f"{gpu}.json")
         rows = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-models")

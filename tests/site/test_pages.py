@@ -69,6 +69,43 @@ def test_datacenter_pair_page_serves_many_users_at_the_command_s_operating_point
     assert '<svg class="chart"' in page.read_text(encoding="utf-8").split('id="serving"')[1].split("</section>")[0]
 
 
+def _section(page: Path, section_id: str) -> str:
+    text = page.read_text(encoding="utf-8")
+    return text[text.index(f'<section id="{section_id}"'):].split("</section>")[0]
+
+
+def _cells(fragment: str) -> list[str]:
+    return [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split())
+            for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", fragment, re.S)]
+
+
+def test_model_page_shows_the_cheapest_serving_setup_at_its_pair_page_s_operating_point(fixture_site: Path):
+    """Each row links to a pair page whose serving section serves the row's precision on the row's GPUs, and the
+    row's cost, throughput per GPU, speed per user and concurrency are that page's operating point, as printed."""
+    checked = 0
+    for model in ("gpt-oss-20b", "llama-3.1-8b"):
+        section = _section(fixture_site / "en" / "models" / model / "index.html", "serving")
+        rows = re.findall(r'<tr data-precision="([^"]+)" data-gpu="([^"]+)" data-gpus="(\d+)" data-tp="(\d+)" '
+                          r'data-seqs="(\d+)">(.*?)</tr>', section, re.S)
+        assert rows, model
+        assert len({row[0] for row in rows}) == len(rows)  # one row per precision
+        for precision, gpu, count, tp, seqs, body in rows:
+            assert f'href="../../models/{model}/{gpu}/#serving"' in body or f"/models/{model}/{gpu}/#serving" in body
+            pair = fixture_site / "en" / "models" / model / gpu / "index.html"
+            serving = _section(pair, "serving")
+            assert f'data-precision="{precision}" data-tp="{tp}"' in serving and f'data-seqs="{seqs}"' in serving
+            assert f"{count} × " in _text(pair)
+            cells = _cells(body)
+            cost, tput, user, concurrency = cells[2:6]
+            text = _text(pair)
+            assert (f"Recommended operating point: {concurrency} concurrent requests, {tput} output tok/s per GPU "
+                    f"at {user} tok/s per user") in text
+            assert f"{cost} per 1M output tokens" in text
+            assert float(user) >= 20
+            checked += 1
+    assert checked >= 2
+
+
 def test_consumer_pair_page_has_no_serving_section(fixture_site: Path):
     assert "Serving many users" not in _text(fixture_site / "en" / "models" / "llama-3.1-8b" / "rx-7900-xtx" / "index.html")
 
