@@ -34,6 +34,8 @@ IDENTICAL_ESTIMATES = {
          f"{language}/models/llama-4-maverick/rtx-2070-super/index.html"),
         # Same memory and bandwidth and no sourced FP16 figure for either card: every model row is identical.
         (f"{language}/gpus/rtx-2060-super/index.html", f"{language}/gpus/rtx-2070-super/index.html"),
+        # Same architecture (Qwen2.5-32B): the model pages' cheapest serving setups are identical too.
+        (f"{language}/models/deepseek-r1-distill-qwen-32b/index.html", f"{language}/models/qwen2.5-coder-32b/index.html"),
         # Same architecture: the same GPUs compared with the same numbers.
         (f"{language}/compare/qwen3.5-27b/index.html", f"{language}/compare/qwen3.6-27b/index.html"),
     ]
