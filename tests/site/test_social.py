@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import struct
 from pathlib import Path
 
@@ -145,3 +146,17 @@ def test_images_have_the_same_bytes_in_every_kind_of_build(tmp_path: Path):
     result = build_project(project, first, "--force")
     assert result.returncode == 0, result.stderr
     assert tree_digest(first) == before
+
+
+def test_the_site_gates_check_the_preview_images(fixture_site: Path, tmp_path: Path):
+    """The fixture site passes the link gate and the HTML validator with its Open Graph tags; a lost image is a
+    broken link on every page that shows it."""
+    from generator.quality import check_site, validate_html
+    from generator.quality.vnu import one_page_of_each_kind
+    assert check_site(fixture_site, jobs=1) == []
+    assert validate_html(one_page_of_each_kind(fixture_site), fixture_site) == []
+    site = tmp_path / "site"
+    shutil.copytree(fixture_site, site)
+    (site / "og" / "de" / "gpus" / "mi300x.png").unlink()
+    problems = check_site(site, jobs=1)
+    assert sorted(p.split(":")[0] for p in problems) == ["de/gpus/mi300x/index.html"], problems
