@@ -103,7 +103,7 @@ def image_bytes(key: PageKey, view: dict[str, Any], lang: Lang) -> bytes:
     draw.text((MARGIN, 545), text, font=font, fill=MUTED)
     image.putpalette(PALETTE)
     out = io.BytesIO()
-    image.save(out, "PNG", compress_level=6)
+    image.save(out, "PNG", compress_level=3)  # half the encoding time of the default 6 for 20 % more bytes
     return out.getvalue()
 
 
