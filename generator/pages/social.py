@@ -50,6 +50,19 @@ def _fitted(text: str, name: str, size: int, width: int, smallest: int) -> tuple
     return f"{text.rstrip()}…", font
 
 
+def _wrapped(text: str, name: str, size: int, width: int) -> list[str]:
+    """The text in at most two lines of ``width`` pixels at ``size``, broken between words (the second line cut
+    and ending in an ellipsis if it is still too long)."""
+    font, words = _font(name, size), text.split(" ")
+    first = words[0]
+    for count in range(len(words), 0, -1):
+        first = " ".join(words[:count])
+        if font.getlength(first) <= width or count == 1:
+            break
+    rest = text[len(first):].strip()
+    return [first, *([_fitted(rest, name, size, width, size)[0]] if rest else [])]
+
+
 def _card(kind: str, v: dict[str, Any], lang: Lang) -> tuple[str, str, list[tuple[str, str]]]:
     """Title, subtitle and (value, label) figures of one subject's image, from its page's view."""
     _, fmt = lang.gettext, lang.fmt
@@ -95,8 +108,8 @@ def image_bytes(key: PageKey, view: dict[str, Any], lang: Lang) -> bytes:
         left = MARGIN + index * column
         text, font = _fitted(value, BOLD, 56, column - 32, 28)
         draw.text((left, 330), text, font=font, fill=TEXT)
-        text, font = _fitted(label, REGULAR, 26, column - 32, 18)
-        draw.text((left, 410), text, font=font, fill=MUTED)
+        for line, text in enumerate(_wrapped(label, REGULAR, 26, column - 32)):
+            draw.text((left, 410 + 34 * line), text, font=_font(REGULAR, 26), fill=MUTED)
     draw.line((MARGIN, 520, WIDTH - MARGIN, 520), fill=FAINT, width=2)
     text, font = _fitted(lang.gettext("Estimates from VRAM Atlas's published method; measured error on the "
                                       "methodology page."), REGULAR, 24, inner, 16)

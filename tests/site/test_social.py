@@ -127,6 +127,11 @@ def test_a_long_name_is_fitted_inside_the_image():
     assert text.endswith("…") and font.size == 40 and font.getlength(text) <= 1000
     text, font = social._fitted("RTX 4090", social.BOLD, 72, 1000, 40)
     assert text == "RTX 4090" and font.size == 72
+    assert social._wrapped("GPUs it fits on at Q4_K_M", social.REGULAR, 26, 1000) == ["GPUs it fits on at Q4_K_M"]
+    first, second = social._wrapped("LLMs, die bei 8K-Kontext passen", social.REGULAR, 26, 320)
+    assert f"{first} {second}" == "LLMs, die bei 8K-Kontext passen"
+    assert social._font(social.REGULAR, 26).getlength(first) <= 320
+    assert social._wrapped("word " * 60, social.REGULAR, 26, 320)[1].endswith("…")
 
 
 @pytest.mark.slow
