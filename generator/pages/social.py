@@ -123,8 +123,9 @@ def image_bytes(key: PageKey, view: dict[str, Any], lang: Lang) -> bytes:
 def image_meta(key: PageKey, language: str, view: dict[str, Any], lang: Lang, base_url: str) -> dict[str, Any]:
     """What a page's head says of the image it shows: absolute URL, size and alternative text."""
     _ = lang.gettext
-    if key.kind in IMAGE_KINDS:
-        alt = view["description"]  # the image draws the numbers the description states
+    if key.kind in IMAGE_KINDS:  # what the image shows, word for word
+        title, subtitle, figures = _card(key.kind, view, lang)
+        alt = "; ".join([f"{title} ({subtitle})", *(f"{label}: {value}" for value, label in figures)])
     elif key.image_key().kind == "model":
         alt = _("%(model)s: memory at Q4_K_M and BF16 with 8K context, and how many GPUs it fits on") % {
             "model": view["model"].name}

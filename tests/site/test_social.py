@@ -74,6 +74,12 @@ def test_pages_point_their_open_graph_tags_at_an_existing_image(fixture_site: Pa
     assert meta["og:image:alt"].strip() and meta["twitter:card"] == "summary_large_image"
 
 
+def test_an_image_of_its_own_subject_is_described_by_what_it_draws(fixture_site: Path):
+    assert _meta(fixture_site / "de/gpus/rx-7900-xtx/index.html")["og:image:alt"] == (
+        "AMD Radeon RX 7900 XTX (GDDR6); Speicher: 24\u00a0GiB; Bandbreite: 960\u00a0GB/s; "
+        "LLMs, die bei 8K-Kontext passen: 2 von 3")
+
+
 def test_every_page_names_an_image_that_exists(fixture_site: Path):
     pages = [p for p in fixture_site.rglob("*.html") if p.parent != fixture_site or p.name == "404.html"]
     assert len(pages) == 34  # the root page only redirects
