@@ -20,8 +20,9 @@ from .estimate.api import Estimate
 from .pages.write import inside
 
 GENERATOR_DIR = Path(__file__).resolve().parent
-# Libraries whose version can change the bytes of a page (templates, escaping, translations, prose, parsing).
-RENDERING_LIBRARIES = ("jinja2", "markupsafe", "babel", "markdown", "pydantic", "pyyaml")
+# Libraries whose version can change the bytes of a page (templates, escaping, translations, prose, parsing) or
+# of a preview image (Pillow draws and encodes it, ReportLab ships its font).
+RENDERING_LIBRARIES = ("jinja2", "markupsafe", "babel", "markdown", "pydantic", "pyyaml", "pillow", "reportlab")
 
 
 def digest(*parts: Any) -> str:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .i18n import DEFAULT_LANGUAGE
-from .plan import API, API_KINDS, Page
+from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
-from . import api, seo, views
+from . import api, seo, social, views
 from ..results import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
-LAST_VIEW = ("last English view",)  # a renderer's one-slot memo: the view of the last English page, by subject
+LAST_VIEW = ("last view",)  # a language's one-slot memo: the view of its last page, by subject (read by the
+# subject's image and, in English, its JSON document, both planned after the page)
 
 
 def root_prefix(page: Page) -> str:
@@ -26,8 +27,9 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
     language = page.language
     lang = renderer.lang(language)
     view = views.VIEWS[page.key.kind](results, page.key, lang)
-    if language == DEFAULT_LANGUAGE and page.key.kind in API_KINDS:
-        lang.memo[LAST_VIEW] = (page.key, dict(view))  # the subject's JSON document, planned next, reads it
+    if page.key.kind in IMAGE_KINDS or (language == DEFAULT_LANGUAGE and page.key.kind in API_KINDS):
+        lang.memo[LAST_VIEW] = (page.key, dict(view))
+    og_image = social.image_meta(page.key, language, view, lang, base_url)
     names = renderer.asset_names
     crumbs = view.pop("breadcrumbs")
     jsonld = [seo.breadcrumb_ld(crumbs, base_url)] if crumbs else []
@@ -43,12 +45,20 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
         "breadcrumbs": crumbs,
         "jsonld": jsonld,
         "api_path": page.key.api_path() if page.key.kind in API_KINDS else None,
+        "og_image": og_image,
         "v": view,
     }
 
 
 def render_page(results: Results, renderer: Renderer, page: Page, base_url: str) -> bytes:
-    """One planned file's bytes: a page's HTML, or a subject's JSON document (from the English view)."""
+    """One planned file's bytes: a page's HTML, a subject's preview image (from its page's view) or its JSON
+    document (from the English view)."""
+    if page.image:
+        lang = renderer.lang(page.language)
+        key, view = lang.memo.get(LAST_VIEW, (None, None))
+        if key != page.key:  # its page was not rendered just before in this process
+            view = views.VIEWS[page.key.kind](results, page.key, lang)
+        return social.image_bytes(page.key, view, lang)
     if page.language == API:
         lang = renderer.lang(DEFAULT_LANGUAGE)
         key, view = lang.memo.pop(LAST_VIEW, (None, None))

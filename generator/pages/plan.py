@@ -11,6 +11,8 @@ from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 API = "api"  # the open-data documents' pseudo-language: one JSON file per subject, planned beside its pages
 API_ROOT = "api/v1/"
 API_KINDS = ("index", "model", "gpu", "pair")
+IMAGE_ROOT = "og/"  # social preview images: one PNG per subject and language, planned right after its page
+IMAGE_KINDS = ("index", "model", "gpu")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,22 @@ class PageKey:
             return f"{API_ROOT}gpus/{self.gpu}.json"
         return f"{API_ROOT}index.json"
 
+    def image_key(self) -> "PageKey":
+        """The subject whose social preview image the page shows: a pair or comparison shows its model's, the
+        methodology and 404 pages the index's."""
+        if self.kind in IMAGE_KINDS:
+            return self
+        return PageKey("model", model=self.model) if self.kind in ("pair", "compare") else PageKey("index")
+
+    def image_path(self, language: str) -> str:
+        """The site path of the social preview image the page shows in ``language``."""
+        key = self.image_key()
+        if key.kind == "model":
+            return f"{IMAGE_ROOT}{language}/models/{key.model}.png"
+        if key.kind == "gpu":
+            return f"{IMAGE_ROOT}{language}/gpus/{key.gpu}.png"
+        return f"{IMAGE_ROOT}{language}/index.png"
+
 
 @dataclass(frozen=True)
 class Page:
@@ -53,15 +71,18 @@ class Page:
 
     key: PageKey
     language: str
+    image: bool = False  # the subject's social preview image in this language, not its page
 
     @cached_property  # asked for several times per page by the planner, the digests, the writer and the sitemaps
     def url_path(self) -> str:
+        if self.image:
+            return self.key.image_path(self.language)
         return self.key.api_path() if self.language == API else self.key.url_path(self.language)
 
     @cached_property
     def output_path(self) -> str:
         path = self.url_path
-        return path if path.endswith((".html", ".json")) else f"{path}index.html"
+        return path if path.endswith((".html", ".json", ".png")) else f"{path}index.html"
 
     @property
     def template(self) -> str:
@@ -75,7 +96,7 @@ class Page:
 
     @property
     def in_sitemap(self) -> bool:
-        return self.key.kind != "notfound" and self.language != API
+        return self.key.kind != "notfound" and self.language != API and not self.image
 
 
 def plan_keys(catalog: Catalog) -> list[PageKey]:
@@ -88,7 +109,14 @@ def plan_keys(catalog: Catalog) -> list[PageKey]:
     return keys
 
 
+def _subject_files(key: PageKey) -> list[Page]:
+    """A subject's files: its page in each language, each followed by its image (it reads that page's view), then
+    its JSON document (it reads the English view)."""
+    files = [page for language in LANGUAGES
+             for page in (Page(key, language), *((Page(key, language, image=True),) if key.kind in IMAGE_KINDS else ()))]
+    return files + ([Page(key, API)] if key.kind in API_KINDS else [])
+
+
 def plan_pages(catalog: Catalog) -> list[Page]:
-    """Every page in every language, each subject's JSON document after its pages."""
-    return [Page(key, language) for key in plan_keys(catalog)
-            for language in (*LANGUAGES, *((API,) if key.kind in API_KINDS else ()))]
+    """Every page in every language with the subject's images and JSON document (see :func:`_subject_files`)."""
+    return [page for key in plan_keys(catalog) for page in _subject_files(key)]

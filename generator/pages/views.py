@@ -483,6 +483,9 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
                                                            -results.pairs[(key.model, g)].estimate.decode_tokens_per_s, g))
     fitting = sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))
     summary = results.page_context_requirements(key.model)
+    # The description's numbers, kept for the social preview image too (it draws them, never recomputes them).
+    headline = {"q4_bytes": summary["Q4_K_M"], "bf16_bytes": summary["BF16"],
+                "q4_fits": results.fitting_count(key.model, "Q4_K_M"), "gpus": len(ranked)}
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
         "quality": {q: fidelity.grade(q, spec.native_format) for q in (requirement_rows[0]["cells"] if requirement_rows else ())},
@@ -496,13 +499,13 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
                    "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
-        "fits_count": fitting, "compare_path": compare_path(lang.code, model.id),
+        "fits_count": fitting, "headline": headline, "compare_path": compare_path(lang.code, model.id),
         "sources": _source_rows([(model.name, model)], _),
         "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
         "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; at Q4_K_M it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
-            "model": model.name, "q4": lang.fmt.gib(summary["Q4_K_M"]), "bf16": lang.fmt.gib(summary["BF16"]),
-            "fit": lang.fmt.number(results.fitting_count(key.model, "Q4_K_M")), "n": lang.fmt.number(len(ranked))},
+            "model": model.name, "q4": lang.fmt.gib(headline["q4_bytes"]), "bf16": lang.fmt.gib(headline["bf16_bytes"]),
+            "fit": lang.fmt.number(headline["q4_fits"]), "n": lang.fmt.number(headline["gpus"])},
         "modified": _latest_read(model),
     }
 

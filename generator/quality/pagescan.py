@@ -19,6 +19,8 @@ from .urls import Link, resolve
 
 SHINGLE_WORDS = 5
 _LINK_ATTRS = frozenset({"href", "src", "poster", "data"})
+# Meta tags whose content is a URL a link preview fetches: one of ours must name a file in the site.
+_IMAGE_META = frozenset({"og:image", "og:image:url", "og:image:secure_url", "twitter:image"})
 
 
 @dataclass
@@ -117,6 +119,8 @@ def _scan_tags(html: str, info: PageInfo) -> tuple[list[tuple[str, bool]], str |
                 info.description = a.get("content", "")
             elif name == "robots" and "noindex" in a.get("content", "").lower():
                 info.noindex = True
+            elif (a.get("property", "").lower() or name) in _IMAGE_META:
+                hrefs.append((a.get("content", ""), False))
             continue
         elif tag == "html":
             info.lang = a.get("lang", "")

@@ -37,6 +37,16 @@ def test_broken_link(site: Path) -> None:
     ]
 
 
+def test_link_preview_image_must_exist(site: Path) -> None:
+    edit(site, PAIR, "<title>", f'<meta property="og:image" content="{BASE_URL}og/en/models/llama-3-8b.png"><title>')
+    assert problems_of(site) == [
+        f"{PAIR}: broken link '{BASE_URL}og/en/models/llama-3-8b.png': no file og/en/models/llama-3-8b.png"
+    ]
+    (site / "og/en/models").mkdir(parents=True)
+    (site / "og/en/models/llama-3-8b.png").write_bytes(b"\x89PNG")
+    assert problems_of(site) == []
+
+
 def test_missing_asset_breaks_every_page_that_loads_it(site: Path) -> None:
     (site / "assets/site.js").unlink()
     problems = problems_of(site)

@@ -44,8 +44,9 @@ def test_a_second_build_changes_no_byte(tmp_path: Path):
     assert all(p.stat().st_ino == inode for p, inode in inodes.items())
     assert " 0 files written" in second.stdout and " 0 removed" in second.stdout
     third = build_project(project, site)  # nothing changed: nothing is even loaded
-    # 34 HTML pages (6 comparisons) and 12 JSON documents; plus sitemaps, robots, root page, assets, 8 open-data files
-    assert third.stdout.startswith("46 pages: 0 files written, 62 unchanged, 0 removed"), third.stdout
+    # 34 HTML pages (6 comparisons), 12 JSON documents and 12 preview images; plus sitemaps, robots, root page,
+    # assets, 8 open-data files
+    assert third.stdout.startswith("58 pages: 0 files written, 74 unchanged, 0 removed"), third.stdout
 
 
 def test_editing_one_gpu_price_rerenders_only_pages_that_show_it(tmp_path: Path):
@@ -86,7 +87,7 @@ def test_price_reference_date_is_a_build_input(tmp_path: Path):
     incremental = tree_digest(site)
     assert build_project(project, site, "--force", "--prices-as-of", "2026-09-26").returncode == 0
     assert tree_digest(site) == incremental, "the incremental build left a page stale"
-    assert build_project(project, site, "--prices-as-of", "2026-09-26").stdout.startswith("46 pages: 0 files written")
+    assert build_project(project, site, "--prices-as-of", "2026-09-26").stdout.startswith("58 pages: 0 files written")
 
 
 def _break(project: Path, kind: str) -> str:

@@ -45,7 +45,7 @@ def _page_reads(project: Path, results: Results) -> dict:
         for env in renderer.environments.values():
             env.globals["cached"]._rendered.clear()
         recorded, log = recording(results)
-        renderer.render(page.language, page.template, context.page_context(recorded, renderer, page, options.base_url))
+        context.render_page(recorded, renderer, page, options.base_url)  # pages, JSON documents and images alike
         reads[page] = {read for read in log if read[2] != "id"}  # the id is the page's own key
     return reads
 
