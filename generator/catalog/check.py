@@ -34,8 +34,8 @@ from ..estimate.quant import FTYPE_BASE, QUANT_INFO
 from .schema import Catalog, CloudProvider, Entry, Gpu, Model
 
 SOURCED_GPU_FIELDS = ("memory_bytes", "memory_gb", "usable_memory_bytes", "memory_type", "bandwidth_gb_per_s",
-                      "fp16_tensor_tflops", "fp8_tensor_tflops", "int8_tensor_tops", "tdp_w", "launch_date",
-                      "price_usd", "street_price_usd", "interconnect")
+                      "fp16_tensor_tflops", "fp8_tensor_tflops", "int8_tensor_tops", "fp32_tflops", "tdp_w",
+                      "launch_date", "price_usd", "street_price_usd", "interconnect")
 SOURCED_MODEL_FIELDS = ("total_params", "active_params", "context_length", "config", "license", "release_date")
 
 PARAMS_TOLERANCE = 0.05

@@ -100,6 +100,7 @@ class Gpu(Entry):
     fp16_tensor_tflops: float | None = Field(default=None, gt=0, le=20_000)
     fp8_tensor_tflops: float | None = Field(default=None, gt=0, le=40_000)
     int8_tensor_tops: float | None = Field(default=None, gt=0, le=40_000)
+    fp32_tflops: float | None = Field(default=None, gt=0, le=1_000)  # non-tensor (shader) FP32 rate
     tdp_w: float | None = Field(default=None, gt=0, le=5_000)
     launch_date: dt.date | None = None
     price_usd: float | None = Field(default=None, gt=0, le=1_000_000)

@@ -30,6 +30,9 @@ class BackendConstants:
     # Per-layer launch cost where each kernel is launched one by one: llama.cpp disables CUDA graphs below compute
     # capability 8.0 (ggml-cuda.cu: ``cc < GGML_CUDA_CC_AMPERE`` sets ``disable_due_to_gpu_arch``).
     launch_per_layer_ungraphed_s: float = 0.0
+    # Current builds' quantised matmul (MMQ) runs at this many matmul FLOPs per non-tensor FP32 FLOP of the GPU where
+    # that is slower than the tensor path; None: the era's kernels have no such limit (2024: dequantise + cuBLAS).
+    mmq_flops_per_fp32_flop: float | None = None
     engine: str = ""  # the engine builds the constants describe (fitted on their measurements)
     borrowed_from: str | None = None  # family whose fitted constants this family uses for lack of its own rows
 
@@ -57,4 +60,6 @@ class BackendConstants:
             ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),
             ("speed.dequant_bytes_per_weight", f"{self.dequant_bytes_per_weight:.2f}"),
             ("speed.score_bytes", f"{self.score_bytes:.1f}"),
+            ("speed.mmq_flops_per_fp32_flop",
+             "—" if self.mmq_flops_per_fp32_flop is None else f"{self.mmq_flops_per_fp32_flop:.2f}"),
         )

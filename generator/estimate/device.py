@@ -47,6 +47,7 @@ class DeviceSpec:
     hbm: bool = False  # stacked high-bandwidth memory (the catalogue's memory_type starts with HBM)
     graphs: bool = True  # llama.cpp replays decode steps as CUDA graphs (not on NVIDIA parts older than Ampere)
     ampere_or_newer: bool = False  # an NVIDIA part known to be Ampere (SM 8.0) or newer (see ``ampere_or_newer``)
+    fp32_flops: float | None = None  # per GPU, non-tensor FP32 (bounds current llama.cpp's quantised matmul)
 
     @property
     def per_gpu_usable_bytes(self) -> int:

@@ -3,7 +3,9 @@
 Run ``python -m generator.cli.fit_constants`` (reads catalog/gpus when present: the command does the I/O, this
 module only fits). One constants set per (family, era) with rows: 2024 builds (CUDA, Metal) and current builds
 (CUDA, ROCm, Vulkan). A family's current set starts from what the older era or CUDA fitted and refits only what its
-rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``). Decode constants are
+rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``; current CUDA also fits
+``mmq_flops_per_fp32_flop``, the quantised matmul's FLOPs per non-tensor FP32 FLOP, with the quantised-matmul factor on
+the rated prefill rows). Decode constants are
 fitted on decode rows first, then prefill constants on prefill rows with the decode constants held. The loss is a
 soft-L1 (robust) loss on ln(predicted / measured), minimised by a Nelder–Mead search in log-parameter space; no row
 is special-cased.
@@ -110,6 +112,10 @@ ENGINES = {
 CURRENT_FIXED = {"dequant_bytes_per_weight": 0.0, "score_bytes": 0.0, "launch_s": 0.0}
 # MMQ runs on int8 tensor cores at twice the FP16 rate: a quantised FLOP takes at least half an F16 GEMM FLOP's time.
 MMQ_FACTOR_FLOOR = 0.5
+# Current CUDA builds' MMQ kernels follow the FP32 rate (speed docstring): μ starts at 2 FLOPs per FP32 FLOP and is
+# fitted with the quantised-matmul factor where the family's rated prefill rows include GPUs with an FP32 figure.
+MMQ_FAMILIES = ("cuda",)
+MMQ_START = 2.0
 CURRENT_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "launch_per_layer_s",
                   "launch_per_layer_ungraphed_s", "dequant_factor")
 
@@ -181,7 +187,11 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     if era == calibration.ERA_CURRENT:
         start = dataclasses.replace(start, **CURRENT_FIXED)
         start = _fit_fields(decode, start, _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode))
-        start = _fit_fields(rated, start, ["dequant_factor"] if rated else [], factor_floor=MMQ_FACTOR_FLOOR)
+        mmq = family in MMQ_FAMILIES and any(c.device.fp32_flops is not None for c in rated)
+        start = dataclasses.replace(start, mmq_flops_per_fp32_flop=(start.mmq_flops_per_fp32_flop or MMQ_START)
+                                    if mmq else None)
+        fields = (["dequant_factor"] if rated else []) + (["mmq_flops_per_fp32_flop"] if mmq else [])
+        start = _fit_fields(rated, start, fields, factor_floor=MMQ_FACTOR_FLOOR)
         return _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"] if prefill else [])
     start = _fit_fields(decode, start, _identifiable(DECODE_FIELDS, decode))
     if rated:

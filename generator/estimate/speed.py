@@ -49,6 +49,10 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
         FP32-accumulate rate that datasheets list. A GPU without a FLOPS figure (``fp16_flops`` None: every
         Apple chip, cards whose datasheet rate was not sourced) gets F = flops_per_byte · BW, its family's
         fitted compute-to-bandwidth balance (see ``BackendConstants.flops_per_byte``)
+    F_lin·q / (η_c·F) becomes max(F_lin·q / (η_c·F), F_lin / (μ·F32)) for block-quantised weights in an era with a
+        fitted μ = ``mmq_flops_per_fp32_flop``: current builds' MMQ kernels run at a fixed multiple μ of the GPU's
+        non-tensor FP32 rate F32 (``fp32_flops``) on every tensor-core card, datacenter parts included, whose tensor
+        rates they do not reach; a GPU without an F32 figure keeps the tensor path alone
 
 Layer split across k GPUs runs the m = ⌈p / ubatch⌉ micro-batches of the prompt as a pipeline: ideally
 (m + k − 1)/(m·k) of the single-GPU time. llama.cpp's pipeline parallelism (4 in-flight copies of the inputs)
@@ -130,6 +134,7 @@ class SpeedDevice:
     fp16_accumulate_doubles: bool = False
     hbm: bool = False  # stacked HBM memory: decode reaches hbm_bandwidth_efficiency of the datasheet bandwidth
     graphs: bool = True  # the engine replays each step as a CUDA graph (llama.cpp: NVIDIA Ampere and newer only)
+    fp32_flops: float | None = None  # non-tensor FP32 FLOPS of one GPU; None: not catalogued (tensor path only)
 
     def datasheet_flops(self, c: "BackendConstants") -> float:
         """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
@@ -243,8 +248,16 @@ def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, dep
     """Compute time of one token at ``depth`` (the ceiling batched decode cannot beat)."""
     flops = device.gemm_flops(c) * _tp(device)
     attn = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
-    linear = work.linear_flops_per_token * (c.dequant_factor if work.quantized else 1.0)
-    return linear / (c.compute_efficiency * flops) + attn / (c.attention_efficiency * flops)
+    return linear_s(work, device, c, work.linear_flops_per_token) + attn / (c.attention_efficiency * flops)
+
+
+def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: float) -> float:
+    """Seconds for ``flops`` matmul FLOPs of the model's linear layers: the tensor path (F16 GEMM rate × η_c, times
+    the quantised-matmul factor), or for quantised weights the FP32-bound MMQ path where that is slower."""
+    tensor = flops * (c.dequant_factor if work.quantized else 1.0) / (c.compute_efficiency * device.gemm_flops(c) * _tp(device))
+    if not work.quantized or c.mmq_flops_per_fp32_flop is None or device.fp32_flops is None:
+        return tensor
+    return max(tensor, flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * _tp(device)))
 
 
 def decode_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,
@@ -303,8 +316,7 @@ def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, toke
 
     The additive costs are the dequantisation traffic, host transfers, launches, layer hand-overs and all-reduces."""
     n = _tp(device)
-    linear = work.linear_flops_per_token * tokens * (c.dequant_factor if work.quantized else 1.0)
-    compute = linear / (c.compute_efficiency * device.gemm_flops(c) * n)
+    compute = linear_s(work, device, c, work.linear_flops_per_token * tokens)
     share = _expert_share(work, tokens)
     on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
     memory = on_gpu / (device.kernel_bandwidth(c) * n)

@@ -43,6 +43,7 @@ FIELD = {"config": N_("configuration"), "context_length": N_("context length"), 
          "bandwidth_gb_per_s": N_("bandwidth"), "tdp_w": "TDP", "launch_date": N_("launch date"),
          "price_usd": N_("price"), "street_price_usd": N_("street price"), "fp16_tensor_tflops": N_("FP16 tensor FLOPS"),
          "fp8_tensor_tflops": N_("FP8 tensor FLOPS"), "int8_tensor_tops": N_("INT8 tensor TOPS"),
+         "fp32_tflops": N_("FP32 FLOPS (non-tensor)"),
          "interconnect": N_("interconnect"), "gguf": N_("GGUF files"), "ollama": N_("Ollama tags")}
 ASSUMPTION = {
     "engine": N_("Inference engine"), "kv_type": N_("KV cache type"), "quant": N_("Quantization"),
@@ -62,6 +63,7 @@ ASSUMPTION = {
     "speed.prefill_flops": N_("Prefill compute"),
     "speed.dequant_bytes_per_weight": N_("Prefill dequantization traffic (bytes per weight and micro-batch)"),
     "speed.score_bytes": N_("Prefill attention-score traffic (bytes per score)"),
+    "speed.mmq_flops_per_fp32_flop": N_("Quantised-matmul FLOPs per FP32 FLOP"),
 }
 # Estimator assumption texts with their numbers and backend names replaced by %(a)s, %(b)s, … (see ``localise``).
 ASSUMPTION_TEXT = frozenset({

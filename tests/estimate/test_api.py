@@ -260,3 +260,20 @@ def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seq
     limits = ("max_context_tokens", "max_sequences", "prefill_tokens_per_s", "ttft_s", "batched_tokens_per_s")
     assert row._replace(**{f: getattr(full, f) for f in limits}) == full
     assert all(getattr(row, f) is None for f in limits)
+
+
+def test_catalogued_fp32_rate_reaches_quantised_prefill():
+    import yaml
+
+    gpu = Gpu.model_validate(yaml.safe_load(open("catalog/gpus/h100-sxm.yaml", encoding="utf-8")))
+    h100 = device_spec(gpu)
+    assert h100.fp32_flops == pytest.approx(66.91e12)  # TechPowerUp's non-tensor FP32 figure, passed by the adapter
+    c = api.speed.constants_for("cuda")
+    assert c.mmq_flops_per_fp32_flop is not None
+    request = api.Request(prompt_tokens=512)
+    with_fp32, without = (api.estimate(spec(LLAMA_8B), d, request)
+                          for d in (h100, dataclasses.replace(h100, fp32_flops=None)))
+    # On the H100 the tensor path (989 TFLOPS) is far faster than μ × 66.91 TFLOPS: the FP32 path binds and slows it.
+    assert with_fp32.prefill_tokens_per_s < 0.5 * without.prefill_tokens_per_s
+    assert f"{c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 66.9 TFLOPS" in dict(with_fp32.assumptions)[
+        "speed.prefill_flops"]

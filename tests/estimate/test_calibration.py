@@ -67,9 +67,11 @@ def test_committed_cross_validated_error_meets_targets() -> None:
     stats = {(m, g, k): (n, md, s) for m, g, k, n, md, _, s in constants.CV_STATS}
     n, median, within = stats[("gpu", "all", "decode_tps")]
     assert n > 400 and median <= 0.08 and within >= 0.90
-    # The issue asks ≤ 15 % for prefill; the committed fit reaches 16.5 % (GPU-to-GPU scatter that the tensor FLOPS
-    # figure does not explain, see the report): held at what is achieved so that a worse fit fails.
+    # The issue asks ≤ 15 % for prefill; the committed fit reaches 16.8 % over all rows, most of them 2024 builds
+    # (16.5 % there), and 9.9 % on current CUDA builds, whose quantised matmul follows the FP32 rate: held at what is
+    # achieved so that a worse fit fails.
     assert stats[("gpu", "all", "prefill_tps")][1] <= 0.17
+    assert stats[("gpu", "cuda 2025-26", "prefill_tps")][1] <= 0.105
     assert stats[("gpu", "cuda 2025-26", "decode_tps")][0] == 20
     assert {("source", "all", k) for k in calibration.SPEED_KINDS} <= stats.keys()
     # The stored in-sample statistics are what the committed constants give.
@@ -99,6 +101,11 @@ def test_physical_ranges() -> None:
         # Dequantisation traffic: at most read the blocks, write and re-read F16 and a few passes more (bytes per
         # weight); score traffic: a handful of F32 passes over each KQ score (bytes per score).
         assert 0 <= c.dequant_bytes_per_weight <= 16 and 0 <= c.score_bytes <= 64
+        # MMQ FLOPs per FP32 FLOP: current CUDA builds only; int8 dot products (dp4a: 4 multiply-adds where an FP32
+        # FMA does 1) bound it at 4.
+        assert c.mmq_flops_per_fp32_flop is None or 1 <= c.mmq_flops_per_fp32_flop <= 4
+    assert constants.ERA_CONSTANTS[("cuda", calibration.ERA_CURRENT)].mmq_flops_per_fp32_flop is not None
+    assert constants.ERA_CONSTANTS[("cuda", calibration.ERA_2024)].mmq_flops_per_fp32_flop is None
 
 
 def test_fallback_flops_are_sourced_or_absent() -> None:

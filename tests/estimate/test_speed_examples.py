@@ -46,6 +46,22 @@ def test_moe_decode_and_prefill_by_hand() -> None:
     assert speed.prefill_s(MOE, DEV, K, prompt_tokens=512) == pytest.approx(49.152e-3 + 2.62656e-3 + 2.4e-3)
 
 
+def test_quantised_prefill_bound_by_the_fp32_rate_by_hand() -> None:
+    # Current builds' MMQ at 2 FLOPs per FP32 FLOP of a 20 TFLOPS card: 512 × 1.4e10 / (2 × 2e13) = 179.2 ms, slower
+    # than the tensor path's 114.688 ms, so it binds; attention (2.62656 ms) and launches (1.6 ms) as above.
+    mmq = dataclasses.replace(K, mmq_flops_per_fp32_flop=2.0)
+    dev = dataclasses.replace(DEV, fp32_flops=20e12)
+    assert speed.prefill_s(DENSE, dev, mmq, prompt_tokens=512) == pytest.approx(179.2e-3 + 2.62656e-3 + 1.6e-3)
+    # A faster FP32 rate (50 TFLOPS: 71.68 ms) leaves the tensor path binding; 16-bit weights never take the MMQ path;
+    # a GPU without an FP32 figure, or constants without μ (2024 builds), keep the tensor path.
+    tensor = 114.688e-3 + 2.62656e-3 + 1.6e-3
+    assert speed.prefill_s(DENSE, dataclasses.replace(DEV, fp32_flops=50e12), mmq, 512) == pytest.approx(tensor)
+    assert speed.prefill_s(DENSE, DEV, mmq, 512) == pytest.approx(tensor)
+    assert speed.prefill_s(DENSE, dev, K, 512) == pytest.approx(tensor)
+    f16 = dataclasses.replace(DENSE, quantized=False)
+    assert speed.prefill_s(f16, dev, mmq, 512) == pytest.approx(speed.prefill_s(f16, DEV, K, 512))
+
+
 def test_hybrid_decode_by_hand() -> None:
     # Depth 32,768: weights 3.75 ms; recurrent state 6e7 / 0.8e12 = 75 µs; full-attention KV 16,384 × 32,768 / 0.5e12
     # = 1.073741824 ms; the window layers read only 128 tokens: 8192 × 128 / 0.5e12 = 2.097152 µs; launches 2.4 ms.
@@ -67,14 +83,18 @@ workloads = st.sampled_from([DENSE, MOE, HYBRID, dataclasses.replace(DENSE, quan
 @settings(max_examples=80, deadline=None)
 @given(work=workloads, backend=st.sampled_from(["cuda", "metal", "rocm"]), bw=st.floats(5e10, 1e13),
        flops=st.floats(1e12, 3e15), geforce=st.booleans(), hbm=st.booleans(), depth=st.integers(0, 65_536),
-       prompt=st.integers(1, 8192))
+       prompt=st.integers(1, 8192), fp32=st.one_of(st.none(), st.floats(1e12, 2e14)))
 def test_prefill_never_beats_the_compute_roofline(work: Workload, backend: str, bw: float, flops: float,
-                                                  geforce: bool, hbm: bool, depth: int, prompt: int) -> None:
-    dev = SpeedDevice(bw, flops, backend, fp16_accumulate_doubles=geforce, hbm=hbm)
+                                                  geforce: bool, hbm: bool, depth: int, prompt: int,
+                                                  fp32: float | None) -> None:
+    dev = SpeedDevice(bw, flops, backend, fp16_accumulate_doubles=geforce, hbm=hbm, fp32_flops=fp32)
     c = speed.constants_for(backend)
     # The fastest unit a matmul can use: the F16 GEMM rate, or int8 tensor cores (twice it) for quantised weights.
     peak = dev.gemm_flops(c) * (1 / MMQ_FACTOR_FLOOR if work.quantized else 1.0)
-    assert speed.prefill_tokens_per_s(work, dev, c, prompt, depth) * work.linear_flops_per_token <= peak
+    rate = speed.prefill_tokens_per_s(work, dev, c, prompt, depth) * work.linear_flops_per_token
+    assert rate <= peak
+    if work.quantized and fp32 is not None and c.mmq_flops_per_fp32_flop is not None:
+        assert rate <= c.mmq_flops_per_fp32_flop * fp32 * (1 + 1e-9)  # current MMQ: never above μ × the FP32 rate
 
 
 @settings(max_examples=80, deadline=None)
