@@ -111,13 +111,14 @@ def curve_chart(title: str, points: tuple[tuple[float, float], ...], marked: tup
     ``marked`` (the serving chart: tokens/s per GPU against tokens/s per user)."""
     x_top = max([x_limit, *(p[0] for p in points)]) * 1.08 or 1.0
     y_top = max([1.0, *(p[1] for p in points)]) * 1.08
-    plot_w, plot_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - PAD_TOP - PAD_BOTTOM
+    top = PAD_TOP + 14  # room for the y-axis title above the plot, clear of the top tick label
+    plot_w, plot_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - top - PAD_BOTTOM
 
     def x(value: float) -> float:
         return PAD_LEFT + plot_w * value / x_top
 
     def y(value: float) -> float:
-        return PAD_TOP + plot_h * (1 - value / y_top)
+        return top + plot_h * (1 - value / y_top)
 
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
              f'aria-label="{escape_output(title)}"><title>{escape_output(title)}</title>']
@@ -126,13 +127,13 @@ def curve_chart(title: str, points: tuple[tuple[float, float], ...], marked: tup
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(yv):.1f}" y2="{y(yv):.1f}"/>'
                      f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(yv) + 4:.1f}" text-anchor="end">{escape_output(tick_format(yv))}</text>'
                      f'<text class="tick" x="{x(xv):.1f}" y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">{escape_output(tick_format(xv))}</text>')
-    parts.append(f'<line class="limit" x1="{x(x_limit):.1f}" x2="{x(x_limit):.1f}" y1="{PAD_TOP}" y2="{HEIGHT - PAD_BOTTOM}"/>'
-                 f'<text class="limit-label" x="{x(x_limit) + 4:.1f}" y="{PAD_TOP + 12}">{escape_output(limit_label)}</text>')
+    parts.append(f'<line class="limit" x1="{x(x_limit):.1f}" x2="{x(x_limit):.1f}" y1="{top}" y2="{HEIGHT - PAD_BOTTOM}"/>'
+                 f'<text class="limit-label" x="{x(x_limit) + 4:.1f}" y="{top + 12}">{escape_output(limit_label)}</text>')
     coords = [(f"{x(px):.1f}", f"{y(py):.1f}") for px, py in points]
     parts.append(f'<polyline class="line c-f16" points="{" ".join(f"{a},{b}" for a, b in coords)}"/>')
     parts += [f'<circle class="pt c-f16" cx="{a}" cy="{b}" r="3"/>' for a, b in coords]
     if marked is not None:
         parts.append(f'<circle class="pt c-q8" cx="{x(marked[0]):.1f}" cy="{y(marked[1]):.1f}" r="6"/>')
     parts.append(f'<text class="legend" x="{PAD_LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" text-anchor="middle">{escape_output(x_label)}</text>'
-                 f'<text class="tick" x="4" y="{PAD_TOP + 4}">{escape_output(y_label)}</text></svg>')
+                 f'<text class="tick" x="4" y="{PAD_TOP - 2}">{escape_output(y_label)}</text></svg>')
     return Markup("".join(parts))
