@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..catalog.schema import Gpu, Model
-from ..estimate.api import Estimate
+from ..estimate.api import Estimate, native_format
 from ..estimate.serving_setup import ServingPlan
 from ..results import VllmSetup
 
@@ -125,7 +125,7 @@ def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, utilisation: float) 
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    quantize = " --quantization fp8" if plan.precision == "FP8" and model_native(model) != "fp8" else ""
+    quantize = " --quantization fp8" if plan.precision == "FP8" and native_format(model.config) != "fp8" else ""
     kv = " --kv-cache-dtype fp8" if plan.kv_type == "fp8" else ""
     text = (f"vllm serve {model.hf_repo} \\\n  --tensor-parallel-size {plan.tensor_parallel}"
             f" --max-model-len {plan.prompt_tokens + plan.output_tokens} --max-num-seqs {seqs}{quantize}{kv}"
@@ -143,14 +143,8 @@ def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan) -> Command | None:
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    quantize = " --quantization fp8" if plan.precision == "FP8" and model_native(model) != "fp8" else ""
+    quantize = " --quantization fp8" if plan.precision == "FP8" and native_format(model.config) != "fp8" else ""
     kv = f" --kv-cache-dtype {SGLANG_FP8_KV}" if plan.kv_type == "fp8" else ""
     text = (f"python -m sglang.launch_server --model-path {model.hf_repo} \\\n  --tp-size {plan.tensor_parallel}"
             f" --context-length {plan.prompt_tokens + plan.output_tokens} --max-running-requests {seqs}{quantize}{kv}")
     return Command("SGLang (ROCm)" if "cuda" not in gpu.backends else "SGLang", text, "sglang_serving")
-
-
-def model_native(model: Model) -> str:
-    """The checkpoint's own weight format (fp8, mxfp4 or bf16) as its config.json declares it."""
-    method = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower()
-    return method if method in ("mxfp4", "fp8") else "bf16"

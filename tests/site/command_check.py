@@ -130,16 +130,22 @@ def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gp
     opts, problems = _options(words[3:]), []
     if words[2] != model.hf_repo:
         problems.append(f"{words[2]} is not {model.id}'s own checkpoint")
-    for flag, key in (("--tensor-parallel-size", "tp"), ("--max-model-len", "context"), ("--max-num-seqs", "seqs")):
-        if opts.get(flag) != serving.get(key):
-            problems.append(f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}")
+    problems += _serving_point(opts, ("--tensor-parallel-size", "--max-model-len", "--max-num-seqs"), serving, model,
+                               (serving.get("kv"),))
+    return problems + _unsupported(serving.get("precision", ""), model, gpu)
+
+
+def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: dict[str, str], model: Model,
+                   kv_names: tuple[str | None, ...]) -> list[str]:
+    """Problems of a serving command's tensor parallel, length and concurrency ``flags``, KV dtype (one of
+    ``kv_names``) and on-load quantization against the serving section's operating point."""
+    problems = [f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}"
+                for flag, key in zip(flags, ("tp", "context", "seqs")) if opts.get(flag) != serving.get(key)]
     if int(serving.get("seqs", "0")) > int(serving.get("max", "-1")):
         problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
-    if opts.get("--kv-cache-dtype", "auto") != serving.get("kv"):
+    if opts.get("--kv-cache-dtype", "auto") not in kv_names:
         problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the serving section's {serving.get('kv')}")
-    native_fp8 = _native(model) == "FP8"
-    problems += _unsupported(serving.get("precision", ""), model, gpu)
-    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and not native_fp8):
+    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and _native(model) != "FP8"):
         problems.append(f"--quantization {opts.get('--quantization')} for precision {serving.get('precision')}")
     return problems
 
@@ -155,16 +161,8 @@ def check_sglang_serving(text: str, serving: dict[str, str], model: Model) -> li
     opts, problems = _options(words[3:]), []
     if opts.get("--model-path") != model.hf_repo:
         problems.append(f"{opts.get('--model-path')} is not {model.id}'s own checkpoint")
-    for flag, key in (("--tp-size", "tp"), ("--context-length", "context"), ("--max-running-requests", "seqs")):
-        if opts.get(flag) != serving.get(key):
-            problems.append(f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}")
-    if int(serving.get("seqs", "0")) > int(serving.get("max", "-1")):
-        problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
-    if opts.get("--kv-cache-dtype", "auto") not in SGLANG_KV.get(serving.get("kv", ""), ()):
-        problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the serving section's {serving.get('kv')}")
-    native_fp8 = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower() == "fp8"
-    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and not native_fp8):
-        problems.append(f"--quantization {opts.get('--quantization')} for precision {serving.get('precision')}")
+    problems += _serving_point(opts, ("--tp-size", "--context-length", "--max-running-requests"), serving, model,
+                               SGLANG_KV.get(serving.get("kv", ""), ()))
     unknown = set(opts) - {"--model-path", "--tp-size", "--context-length", "--max-running-requests", "--kv-cache-dtype",
                            "--quantization"}
     if unknown:
