@@ -212,6 +212,8 @@ def _dtype_bytes(cfg: Mapping[str, Any]) -> int:
 
 
 def _ssm_dtype_bytes(cfg: Mapping[str, Any]) -> int:
+    if cfg.get("model_type") == "kimi_linear":  # vLLM mamba_utils.kda_state_dtype: recurrent state always float32
+        return 4
     dtype = cfg.get("mamba_ssm_cache_dtype") or cfg.get("mamba_ssm_dtype")
     return 4 if dtype == "float32" else _dtype_bytes(cfg)
 
@@ -223,6 +225,14 @@ def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
         if len(pattern) != n_layers:
             raise ConfigError("hybrid_override_pattern", f"has {len(pattern)} entries for {n_layers} layers")
         return [{"M": "mamba", "*": "full"}.get(ch, "none") for ch in pattern]
+    kda = _kda_layers(cfg)
+    if kda is not None:  # Kimi-Linear: 1-based KDA layer numbers, the others MLA (vLLM KimiLinearConfig.is_kda_layer)
+        return ["linear" if i + 1 in kda else "full" for i in range(n_layers)]
+    hybrid = cfg.get("hybrid_layer_pattern")
+    if isinstance(hybrid, list) and hybrid:  # MiMo-V2: 1 = sliding window, 0 = full (vLLM mimo_v2_flash.py)
+        if len(hybrid) < n_layers or any(v not in (0, 1) for v in hybrid):
+            raise ConfigError("hybrid_layer_pattern", f"must list 0 or 1 for each of the {n_layers} layers")
+        return ["sliding" if hybrid[i] else "full" for i in range(n_layers)]
     types = cfg.get("layer_types")
     if isinstance(types, list) and types:
         if len(types) < n_layers:
@@ -251,6 +261,17 @@ def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
 _BLOCK_CHARS = {"mamba": "M", "attention": "*", "moe": "E", "mlp": "-"}
 
 
+def _kda_layers(cfg: Mapping[str, Any]) -> set[int] | None:
+    """Kimi Delta Attention layer numbers (1-based) from ``linear_attn_config``, or None for other models."""
+    linear = cfg.get("linear_attn_config")
+    if not isinstance(linear, Mapping):
+        return None
+    layers = linear.get("kda_layers")
+    if not isinstance(layers, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in layers):
+        raise ConfigError("linear_attn_config.kda_layers", "must be a list of layer numbers")
+    return set(layers)
+
+
 def _nemotron_pattern(cfg: Mapping[str, Any], key: str = "") -> str:
     """Nemotron-H block pattern ("M" Mamba-2, "*" attention, "E" MoE, "-" MLP) from either spelling."""
     pattern = cfg.get(key + "hybrid_override_pattern")
@@ -272,6 +293,11 @@ def _ffn_plan(cfg: Mapping[str, Any], plan: list[str], n_experts: int) -> list[s
     n = len(plan)
     if n_experts == 0:
         return ["dense"] * n
+    per_layer = cfg.get("moe_layer_freq")
+    if isinstance(per_layer, list):  # MiMo-V2: one 0/1 flag per layer
+        if len(per_layer) < n:
+            raise ConfigError("moe_layer_freq", f"has {len(per_layer)} entries for {n} layers")
+        return ["moe" if per_layer[i] else "dense" for i in range(n)]
     first_dense = _int(cfg, "first_k_dense_replace", default=0)
     only_dense = set(cfg.get("mlp_only_layers") or [])
     step = _int(cfg, "decoder_sparse_step", "interleave_moe_layer_step", default=1) or 1
@@ -304,7 +330,8 @@ def _parse(cfg: Mapping[str, Any], fingerprint: str) -> Architecture:
     if n_heads == 0:
         raise ConfigError("num_attention_heads", "must be positive")
     n_experts = _int(cfg, "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts", default=0)
-    top_k = _int(cfg, "num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_topk", "moe_k", default=0)
+    top_k = _int(cfg, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "top_k_experts", "moe_topk",
+                 "moe_k", default=0)
     if n_experts and not 0 < top_k <= n_experts:
         raise ConfigError("num_experts_per_tok", f"must be between 1 and {n_experts}")
     plan = _layer_plan(cfg, n_layers)
@@ -328,7 +355,7 @@ def _parse(cfg: Mapping[str, Any], fingerprint: str) -> Architecture:
         layer, block = builder.block(i, mixer, "moe" if "E" in mtp_pattern else ffn[-1])
         layers.append(Layer(**{**layer.__dict__, "mtp": True}))
         tensors += block + builder.mtp_extra(i)
-    context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", default=0)
+    context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", "model_max_length", default=0)
     return Architecture(fingerprint, str(cfg.get("model_type", "")), hidden, vocab, n_heads, tied, context,
                         n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg), _ssm_dtype_bytes(cfg))
 
@@ -371,7 +398,7 @@ class _Builder:
             return explicit
         if self.model_type == "llama4_text":
             return self.moe_ff
-        return _int(cfg, "n_shared_experts", "num_shared_expert", default=0) * self.moe_ff
+        return _int(cfg, "n_shared_experts", "num_shared_expert", "num_shared_experts", default=0) * self.moe_ff
 
     def block(self, i: int, mixer: str, ffn: str) -> tuple[Layer, list[Tensor]]:
         """The layer description and tensors of block ``i``."""
@@ -379,6 +406,8 @@ class _Builder:
         norm = [Tensor(p + "attn_norm.weight", (self.h,), "norm", i)]
         if mixer == "mamba":
             layer, mix = self._mamba(i, p)
+        elif mixer == "linear" and self.cfg.get("linear_attn_config") is not None:
+            layer, mix = self._kda(i, p)
         elif mixer == "linear":
             layer, mix = self._linear(i, p)
         elif mixer == "none":
@@ -398,29 +427,40 @@ class _Builder:
         if mixer != "full" and not window:
             raise ConfigError("sliding_window", f"layer {i} is {mixer} but no window size is given")
         shared_kv = False
+        v_dim = 0
+        sinks = self.model_type == "gpt_oss"
+        if mixer == "sliding" and self.cfg.get("swa_head_dim"):  # MiMo-V2 sliding layers have their own shape
+            nq = _int(self.cfg, "swa_num_attention_heads", default=nq)
+            nkv = _int(self.cfg, "swa_num_key_value_heads", default=nkv)
+            hd = _int(self.cfg, "swa_head_dim")
+            v_dim = _int(self.cfg, "swa_v_head_dim", default=hd)
+            sinks = bool(self.cfg.get("add_swa_attention_sink_bias"))
+        elif mixer == "full" and self.cfg.get("swa_head_dim"):
+            sinks = bool(self.cfg.get("add_full_attention_sink_bias"))
         if mixer == "full" and self.cfg.get("global_head_dim"):  # Gemma 4 global layers
             hd = _int(self.cfg, "global_head_dim")
             nkv = _int(self.cfg, "num_global_key_value_heads", default=nkv)
             shared_kv = bool(self.cfg.get("attention_k_eq_v"))
+        v_dim = v_dim or _int(self.cfg, "v_head_dim", default=hd)  # MiMo-V2: V narrower than K (192 / 128)
         q_out = nq * hd * (2 if self.gated_q else 1)
         ts = [Tensor(p + "attn_q.weight", (h, q_out), "attn", i), Tensor(p + "attn_k.weight", (h, nkv * hd), "attn", i),
-              Tensor(p + "attn_output.weight", (nq * hd, h), "attn", i)]
+              Tensor(p + "attn_output.weight", (nq * v_dim, h), "attn", i)]
         if not shared_kv:
-            ts.append(Tensor(p + "attn_v.weight", (h, nkv * hd), "attn", i))
+            ts.append(Tensor(p + "attn_v.weight", (h, nkv * v_dim), "attn", i))
         if self.model_type.startswith("gemma"):
             ts.append(Tensor(p + "post_attention_norm.weight", (h,), "norm", i))
         if self.qkv_bias:
             ts += [Tensor(p + f"attn_{n}.bias", (size,), "attn", i)
-                   for n, size in (("q", nq * hd), ("k", nkv * hd), ("v", nkv * hd))]
+                   for n, size in (("q", nq * hd), ("k", nkv * hd), ("v", nkv * v_dim))]
         if self.o_bias:
             ts.append(Tensor(p + "attn_output.bias", (h,), "attn", i))
         if self.qk_norm:  # MiniMax-M2 normalises the whole projection ("per_layer"), the others per head
             q_n, k_n = (nq * hd, nkv * hd) if self.cfg.get("qk_norm_type") == "per_layer" else (hd, hd)
             ts += [Tensor(p + "attn_q_norm.weight", (q_n,), "norm", i), Tensor(p + "attn_k_norm.weight", (k_n,), "norm", i)]
-        if self.model_type == "gpt_oss":
+        if sinks:
             ts.append(Tensor(p + "attn_sinks.weight", (nq,), "attn", i))
         kind = "full" if mixer == "full" else mixer
-        return Layer(i, kind, "dense", nq, nkv, hd, hd, hd, window), ts
+        return Layer(i, kind, "dense", nq, nkv, hd, v_dim, v_dim, window), ts
 
     def _mla(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         cfg, h, nq = self.cfg, self.h, self.n_heads
@@ -471,6 +511,24 @@ class _Builder:
         layer = Layer(i, "linear", "dense", conv_state=(kernel - 1) * conv_dim, ssm_state=nv * dk * dv)
         return layer, ts
 
+    def _kda(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
+        """Kimi Delta Attention (vLLM layers/kda.py): q, k, v each with a short conv, low-rank f and g gates."""
+        linear, h = self.cfg["linear_attn_config"], self.h
+        n = _int(linear, "num_heads")
+        d = _int(linear, "head_dim")
+        kernel = _int(linear, "short_conv_kernel_size", default=4)
+        proj = n * d
+        ts = [Tensor(p + f"attn_{x}.weight", (h, proj), "ssm", i) for x in ("q", "k", "v")]
+        ts += [Tensor(p + f"ssm_conv1d_{x}.weight", (kernel, proj), "ssm", i) for x in ("q", "k", "v")]
+        ts += [Tensor(p + "ssm_f_a.weight", (h, d), "ssm", i), Tensor(p + "ssm_f_b.weight", (d, proj), "ssm", i),
+               Tensor(p + "ssm_g_a.weight", (h, d), "ssm", i), Tensor(p + "ssm_g_b.weight", (d, proj), "ssm", i),
+               Tensor(p + "ssm_beta.weight", (h, n), "ssm", i), Tensor(p + "ssm_dt.bias", (proj,), "ssm", i),
+               Tensor(p + "ssm_a", (n,), "ssm", i), Tensor(p + "ssm_norm.weight", (d,), "norm", i),
+               Tensor(p + "attn_output.weight", (proj, h), "ssm", i)]
+        # state per sequence: q, k and v conv windows of kernel − 1 columns, and an n × d × d delta-rule state
+        layer = Layer(i, "linear", "dense", conv_state=3 * (kernel - 1) * proj, ssm_state=n * d * d)
+        return layer, ts
+
     def _mamba(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         """Mamba-2 (Nemotron-H, Granite-4.0-H)."""
         cfg, h = self.cfg, self.h
@@ -514,7 +572,8 @@ class _Builder:
             ts += [Tensor(p + "ffn_gate_inp.bias", (e,), "router", i)]
             ts += [Tensor(p + f"ffn_{n}_exps.bias", (ff, e), "expert", i) for n in names]
             ts.append(Tensor(p + "ffn_down_exps.bias", (h, e), "expert", i))
-        if self.cfg.get("topk_method") == "noaux_tc" or self.model_type in ("glm4_moe", "nemotron_h", "minimax_m2"):
+        if self.cfg.get("topk_method") == "noaux_tc" or self.model_type in ("glm4_moe", "nemotron_h", "minimax_m2",
+                                                                              "kimi_linear"):
             ts.append(Tensor(p + "exp_probs_b.bias", (e,), "router", i))
         if self.shared_ff:
             ts += self._mlp(p, "_shexp", self.shared_ff, "shared", i)

@@ -9,7 +9,9 @@ llama.cpp (``llama-kv-cache.cpp``, ``llama-kv-cache-iswa.cpp``, ``llama-memory-r
 * sliding-window and chunked layers (unified cache): min(cells, pad(window × sequences + n_ubatch, 256)) cells.
 * MLA: the compressed latent only, ``kv_lora_rank + qk_rope_head_dim`` per token and layer, no V (V-less cache,
   llama.cpp PR #19067).
-* Linear attention / Mamba: conv + recurrent state per sequence per layer, always F32.
+* K and V rows may differ in width (MiMo-V2: 192 and 128 per head; ``n_embd_k_gqa(il)`` / ``n_embd_v_gqa(il)``).
+* Linear attention / Mamba: conv + recurrent state per sequence per layer, always F32. Kimi Delta Attention
+  (``llama-hparams.cpp``): conv 3 × (d_conv − 1) × n_head × head_dim (q, k, v windows), state head_dim² × n_head.
 Ollama runs llama.cpp, so the same rules apply.
 
 vLLM (``vllm/v1/kv_cache_interface.py``): pages of 16 tokens; full attention ``ceil(context/16)`` pages per
@@ -18,8 +20,9 @@ attention ``ceil(min(chunk + max_num_batched_tokens, context)/16)`` pages; MLA l
 "head", not split across tensor-parallel ranks, plus for DSA models (DeepSeek-V3.2, GLM-5) the indexer's key cache
 (``index_head_dim`` fp8 + an fp32 scale per 128: 132 bytes per token and layer; llama.cpp runs them dense, without
 it); GQA heads split across ranks (replicated when fewer than the
-ranks); Mamba conv state per sequence in the model dtype, SSM state in ``mamba_ssm_cache_dtype`` when the config
-names it (else the model dtype). Not modelled: vLLM pads attention pages of hybrid models to the Mamba page size.
+ranks); K and V pages of head_size + head_size_v per head (FullAttentionSpec, SlidingWindowSpec); Mamba conv state
+per sequence in the model dtype, SSM state in ``mamba_ssm_cache_dtype`` when the config names it (else the model
+dtype), except Kimi Delta Attention, whose recurrent state is always float32 (``mamba_utils.kda_state_dtype``). Not modelled: vLLM pads attention pages of hybrid models to the Mamba page size.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.estimate.kvcache import kv_cache_bytes, kv_layout, kvcache_bytes_per_1k
-from tests.estimate.fixtures import (ALL, DEEPSEEK_V3, GPT_OSS_20B, LLAMA4_SCOUT, LLAMA_8B, QWEN35_35B, QWEN3_30B,
-                                     arch)
+from tests.estimate.fixtures import (ALL, DEEPSEEK_V3, GPT_OSS_20B, KIMI_LINEAR, LLAMA4_SCOUT, LLAMA_8B,
+                                     MIMO_V2_FLASH, QWEN35_35B, QWEN3_30B, arch)
 
 
 def test_gqa_llama_8b():
@@ -57,6 +57,50 @@ def test_hybrid_linear_attention_qwen35():
     assert per_sequence == 65_863_680
     got = kv_cache_bytes(kv_layout(arch(QWEN35_35B), "llama.cpp", "f16"), 8192, 2)
     assert got == attention * 16384 + 2 * per_sequence
+
+
+def test_mimo_v2_hybrid_sliding_window_k_and_v_widths():
+    """MiMo-V2-Flash, 9 full layers (4 KV heads) and 39 sliding layers (8 KV heads, window 128), K 192 and V 128 wide.
+
+    llama.cpp (llama-kv-cache.cpp: a K row of n_embd_k_gqa(il) = n_head_kv(il) × n_embd_head_k and a V row of
+    n_head_kv(il) × n_embd_head_v per cell; llama-kv-cache-iswa.cpp: the SWA cache holds
+    GGML_PAD(min(size_base, n_swa × n_seq_max + n_ubatch), n_pad) cells), f16 at 32,768 tokens, one sequence:
+      full  9 × 4 × (192 + 128) × 2 = 23,040 B/token × 32,768 cells       =   754,974,720
+      SWA  39 × 8 × (192 + 128) × 2 = 199,680 B/token × pad(128 + 512) = 768 = 153,354,240 → 908,328,960 B.
+    vLLM (kv_cache_interface.py: FullAttentionSpec and SlidingWindowSpec pages are block_size × num_kv_heads ×
+    (head_size + head_size_v) × dtype; SlidingWindowSpec holds cdiv(min(window − 1 + max_num_batched_tokens,
+    max_model_len), 16) + 1 pages): full as above, SWA (cdiv(127 + 8192, 16) + 1) × 16 = 8,336 slots × 199,680
+      = 1,664,532,480 → 2,419,507,200 B.
+    With 8 tensor-parallel ranks the 4 full-attention KV heads are replicated (mimo_v2_flash.py: num_kv_heads =
+    max(1, total_num_kv_heads // tp_size)): every rank holds 1 head, 8 heads' worth in all."""
+    a = arch(MIMO_V2_FLASH)
+    full, swa = 9 * 4 * (192 + 128) * 2, 39 * 8 * (192 + 128) * 2
+    assert (full, swa) == (23_040, 199_680)
+    assert kv_cache_bytes(kv_layout(a, "llama.cpp", "f16"), 32768) == full * 32768 + swa * 768 == 908_328_960
+    assert kv_cache_bytes(kv_layout(a, "vllm", "auto"), 32768) == full * 32768 + swa * 8336 == 2_419_507_200
+    assert kv_layout(a, "vllm", "auto", tp=8).full_bytes_per_token == 9 * 8 * (192 + 128) * 2
+
+
+def test_kimi_linear_kda_state_and_mla_latent():
+    """Kimi-Linear: 7 MLA layers cache the 512 + 64 latent; 20 KDA layers keep a fixed state per sequence.
+
+    llama.cpp (llama-hparams.cpp: n_embd_r() = 3 × (ssm_d_conv − 1) × n_head × n_embd_head_kda for the q, k, v conv
+    windows, n_embd_s() = n_embd_head_kda² × n_head; llama-memory-recurrent.cpp stores both F32; kimi-linear.cpp
+    caches the MLA latent K only): per KDA layer (3 × 3 × 4,096 + 128 × 128 × 32) × 4 = 2,244,608 B,
+    20 layers 44,892,160 B per sequence; MLA 7 × 576 × 2 = 8,064 B per token. f16 at 65,536 tokens, 2 sequences:
+      8,064 × 131,072 cells + 2 × 44,892,160 = 1,146,748,928 B.
+    vLLM (mamba_utils.py: kda_state_shape gives conv (4,096, 3) for each of q, k, v and a (32, 128, 128) recurrent
+    state; kda_state_dtype keeps the conv windows in the model dtype and the recurrent state in float32):
+      per KDA layer 36,864 × 2 + 524,288 × 4 = 2,170,880 B, 20 layers 43,417,600 B per sequence;
+      65,536 tokens, 1 sequence: 8,064 × 65,536 + 43,417,600 = 571,899,904 B."""
+    a = arch(KIMI_LINEAR)
+    latent = 7 * (512 + 64) * 2
+    llama_state = 20 * (3 * 3 * 4096 + 128 * 128 * 32) * 4
+    vllm_state = 20 * (3 * 3 * 4096 * 2 + 32 * 128 * 128 * 4)
+    assert (latent, llama_state, vllm_state) == (8_064, 44_892_160, 43_417_600)
+    assert kv_cache_bytes(kv_layout(a, "llama.cpp", "f16"), 65536, 2) == latent * 131072 + 2 * llama_state \
+        == 1_146_748_928
+    assert kv_cache_bytes(kv_layout(a, "vllm", "auto"), 65536) == latent * 65536 + vllm_state == 571_899_904
 
 
 def test_moe_qwen3_30b_and_per_1k_helper():
