@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Mapping
 
-AttentionKind = Literal["full", "sliding", "chunked", "mla", "linear", "mamba", "none"]
+AttentionKind = Literal["full", "sliding", "chunked", "mla", "compressed", "linear", "mamba", "none"]
 FfnKind = Literal["dense", "moe", "none"]
 Role = Literal["embed", "output", "attn", "ffn", "expert", "shared", "router", "norm", "ssm", "mtp"]
 
@@ -72,6 +72,9 @@ class Layer:
     ssm_state: int = 0  # recurrent SSM / delta-rule state elements per sequence
     mtp: bool = False
     index_dim: int = 0  # sparse-attention indexer key width (DeepSeek-V3.2 / GLM-5 DSA), cached by vLLM
+    compress_ratio: int = 0  # DeepSeek-V4: tokens pooled into one compressed KV row (0: sliding window only)
+    index_topk: int = 0  # DeepSeek-V4: compressed rows the indexer selects per query (0: all are read)
+    index_heads: int = 0  # DeepSeek-V4: lightning-indexer query heads (they score every compressed row)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class Architecture:
     tensors: tuple[Tensor, ...] = field(compare=False)
     dtype_bytes: int = field(compare=False, default=2)
     ssm_dtype_bytes: int = field(compare=False, default=2)  # vLLM recurrent-state dtype (mamba_ssm_cache_dtype)
+    fp4_experts: bool = field(compare=False, default=False)  # routed experts released as FP4 (DeepSeek-V4 expert_dtype)
 
     @property
     def n_layers(self) -> int:
@@ -225,6 +229,8 @@ def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
         if len(pattern) != n_layers:
             raise ConfigError("hybrid_override_pattern", f"has {len(pattern)} entries for {n_layers} layers")
         return [{"M": "mamba", "*": "full"}.get(ch, "none") for ch in pattern]
+    if isinstance(cfg.get("compress_ratios"), list):  # DeepSeek-V4: every layer has a window, most also compress
+        return ["compressed"] * n_layers
     kda = _kda_layers(cfg)
     if kda is not None:  # Kimi-Linear: 1-based KDA layer numbers, the others MLA (vLLM KimiLinearConfig.is_kda_layer)
         return ["linear" if i + 1 in kda else "full" for i in range(n_layers)]
@@ -347,17 +353,20 @@ def _parse(cfg: Mapping[str, Any], fingerprint: str) -> Architecture:
         layer, block = builder.block(i, plan[i], ffn[i])
         layers.append(layer)
         tensors += block
+    if cfg.get("hc_mult"):
+        tensors += builder.hyper_head("output_")
     n_mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0)
     mtp_pattern = _nemotron_pattern(cfg, "mtp_")
     for j in range(n_mtp):
         i = n_layers + j
-        mixer = "full" if "*" in mtp_pattern or plan[-1] == "linear" else plan[-1]
+        mixer = "full" if "*" in mtp_pattern or plan[-1] == "linear" else plan[-1]  # DeepSeek-V4: ratio 0 slot
         layer, block = builder.block(i, mixer, "moe" if "E" in mtp_pattern else ffn[-1])
         layers.append(Layer(**{**layer.__dict__, "mtp": True}))
         tensors += block + builder.mtp_extra(i)
     context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", "model_max_length", default=0)
     return Architecture(fingerprint, str(cfg.get("model_type", "")), hidden, vocab, n_heads, tied, context,
-                        n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg), _ssm_dtype_bytes(cfg))
+                        n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg), _ssm_dtype_bytes(cfg),
+                        cfg.get("expert_dtype") == "fp4")
 
 
 class _Builder:
@@ -388,6 +397,7 @@ class _Builder:
         self.moe_ff = _int(cfg, "moe_intermediate_size", "intermediate_size", default=0)
         self.shared_ff = self._shared_ff()
         self.window = cfg.get("sliding_window") or None
+        self.top_k = _int(cfg, "num_experts_per_tok", "num_experts_per_token", default=0)
         self.chunk = cfg.get("attention_chunk_size") or None
 
     def _shared_ff(self) -> int:
@@ -412,6 +422,8 @@ class _Builder:
             layer, mix = self._linear(i, p)
         elif mixer == "none":
             layer, mix = Layer(i, "none", "dense"), []
+        elif mixer == "compressed":
+            layer, mix = self._compressed(i, p)
         elif self.mla:
             layer, mix = self._mla(i, p)
         else:
@@ -511,6 +523,59 @@ class _Builder:
         layer = Layer(i, "linear", "dense", conv_state=(kernel - 1) * conv_dim, ssm_state=nv * dk * dv)
         return layer, ts
 
+    def _compressed(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
+        """DeepSeek-V4 attention (DeepSeek inference/model.py ``Attention``, ``Compressor``, ``Indexer``; vLLM
+        models/deepseek_v4): one 512-wide K=V row per token kept for a sliding window, plus for compress_ratio 4 or
+        128 a learned compressor pooling that many tokens into one row; ratio-4 layers add a lightning indexer."""
+        cfg, h, nq = self.cfg, self.h, self.n_heads
+        ratios = cfg["compress_ratios"]
+        ratio = ratios[i] if i < len(ratios) else 0
+        if not isinstance(ratio, int) or isinstance(ratio, bool) or ratio not in (0, 4, 128):
+            raise ConfigError("compress_ratios", f"layer {i} has ratio {ratio!r}; DeepSeek-V4 uses 0, 4 or 128")
+        hd, q_lora = self.head_dim, _int(cfg, "q_lora_rank")
+        groups, o_lora = _int(cfg, "o_groups"), _int(cfg, "o_lora_rank")
+        window = _int(cfg, "sliding_window")
+        if groups == 0 or nq * hd % groups:
+            raise ConfigError("o_groups", f"must divide the {nq * hd} attention output channels")
+        ts = [Tensor(p + "attn_q_a.weight", (h, q_lora), "attn", i),
+              Tensor(p + "attn_q_a_norm.weight", (q_lora,), "norm", i),
+              Tensor(p + "attn_q_b.weight", (q_lora, nq * hd), "attn", i),
+              Tensor(p + "attn_kv.weight", (h, hd), "attn", i), Tensor(p + "attn_kv_norm.weight", (hd,), "norm", i),
+              Tensor(p + "attn_output_a.weight", (nq * hd // groups, groups * o_lora), "attn", i),
+              Tensor(p + "attn_output_b.weight", (groups * o_lora, h), "attn", i),
+              Tensor(p + "attn_sinks.weight", (nq,), "attn", i)]
+        ts += self._hyper_connection(p + "hc_attn", i) + self._hyper_connection(p + "hc_ffn", i)
+        idx_dim = topk = idx_heads = 0
+        if ratio:
+            ts += self._compressor(p + "compress", ratio, hd, i)
+        if ratio == 4:
+            idx_heads, idx_dim, topk = _int(cfg, "index_n_heads"), _int(cfg, "index_head_dim"), _int(cfg, "index_topk")
+            ts += [Tensor(p + "indexer.attn_q_b.weight", (q_lora, idx_heads * idx_dim), "attn", i),
+                   Tensor(p + "indexer.proj.weight", (h, idx_heads), "attn", i)]
+            ts += self._compressor(p + "indexer.compress", ratio, idx_dim, i)
+        layer = Layer(i, "compressed", "dense", nq, 1, hd, 0, hd, window, index_dim=idx_dim, compress_ratio=ratio,
+                      index_topk=topk, index_heads=idx_heads if ratio == 4 else 0)
+        return layer, ts
+
+    def _compressor(self, p: str, ratio: int, dim: int, i: int) -> list[Tensor]:
+        """A DeepSeek-V4 compressor: ratio-4 ones pool overlapping windows, so their projections are twice as wide."""
+        width = dim * (2 if ratio == 4 else 1)
+        return [Tensor(p + "_ape", (width, ratio), "attn", i), Tensor(p + "_wkv.weight", (self.h, width), "attn", i),
+                Tensor(p + "_wgate.weight", (self.h, width), "attn", i), Tensor(p + "_norm.weight", (dim,), "norm", i)]
+
+    def _hyper_connection(self, p: str, i: int) -> list[Tensor]:
+        """Manifold-constrained hyper-connection mixing weights (vLLM deepseek_v4 hyper_connection.py), float32."""
+        mult = _int(self.cfg, "hc_mult")
+        mix = (2 + mult) * mult
+        return [Tensor(p + "_fn", (mult * self.h, mix), "norm", i), Tensor(p + "_base", (mix,), "norm", i),
+                Tensor(p + "_scale", (3,), "norm", i)]
+
+    def hyper_head(self, p: str, i: int = -1) -> list[Tensor]:
+        """The hyper-connection head that merges the copies before the output norm (DeepSeek-V4)."""
+        mult = _int(self.cfg, "hc_mult")
+        return [Tensor(p + "hc_head_fn", (mult * self.h, mult), "norm", i),
+                Tensor(p + "hc_head_base", (mult,), "norm", i), Tensor(p + "hc_head_scale", (1,), "norm", i)]
+
     def _kda(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         """Kimi Delta Attention (vLLM layers/kda.py): q, k, v each with a short conv, low-rank f and g gates."""
         linear, h = self.cfg["linear_attn_config"], self.h
@@ -572,8 +637,10 @@ class _Builder:
             ts += [Tensor(p + "ffn_gate_inp.bias", (e,), "router", i)]
             ts += [Tensor(p + f"ffn_{n}_exps.bias", (ff, e), "expert", i) for n in names]
             ts.append(Tensor(p + "ffn_down_exps.bias", (h, e), "expert", i))
-        if self.cfg.get("topk_method") == "noaux_tc" or self.model_type in ("glm4_moe", "nemotron_h", "minimax_m2",
-                                                                              "kimi_linear"):
+        if i < _int(self.cfg, "num_hash_layers", default=0):  # DeepSeek-V4: a token-id → experts table, no bias
+            ts.append(Tensor(p + "ffn_gate_tid2eid", (self.top_k, _int(self.cfg, "vocab_size")), "router", i))
+        elif self.cfg.get("topk_method") == "noaux_tc" or self.model_type in ("glm4_moe", "nemotron_h", "minimax_m2",
+                                                                                "kimi_linear"):
             ts.append(Tensor(p + "exp_probs_b.bias", (e,), "router", i))
         if self.shared_ff:
             ts += self._mlp(p, "_shexp", self.shared_ff, "shared", i)
@@ -594,6 +661,8 @@ class _Builder:
         ts = [Tensor(p + "nextn.eh_proj.weight", (2 * h, h), "mtp", i),
               Tensor(p + "nextn.enorm.weight", (h,), "norm", i), Tensor(p + "nextn.hnorm.weight", (h,), "norm", i),
               Tensor(p + "nextn.shared_head_norm.weight", (h,), "norm", i)]
+        if self.model_type == "deepseek_v4":  # e_proj + h_proj, and its own hyper-connection head
+            return ts + self.hyper_head(p + "nextn.", i)
         if self.model_type.startswith("deepseek") or self.model_type == "glm4_moe":  # these ship embedding + head copies
             vocab = _int(self.cfg, "vocab_size")
             ts += [Tensor(p + "nextn.embed_tokens.weight", (h, vocab), "mtp", i),
