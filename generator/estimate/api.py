@@ -239,11 +239,33 @@ def _attention_groups(arch: Architecture, layout: KvLayout) -> tuple[speed.Atten
             key = layer.window if layer.attention in ("sliding", "chunked") else None
             flops[key] = flops.get(key, 0.0) + 2.0 * layer.n_heads * (layer.head_dim_k + layer.value_dim)
             heads[key] = heads.get(key, 0) + layer.n_heads
+        elif layer.attention == "compressed":  # DeepSeek-V4: the window part here, compressed rows below
+            per_key = 2.0 * layer.n_heads * (layer.head_dim_k + layer.value_dim)
+            flops[layer.window] = flops.get(layer.window, 0.0) + per_key
+            heads[layer.window] = heads.get(layer.window, 0) + layer.n_heads
     groups = []
     if layout.full_bytes_per_token:
         groups.append(speed.AttentionGroup(layout.full_bytes_per_token, flops.get(None, 0.0), None, heads.get(None, 0)))
     for b, window in layout.windowed:
         groups.append(speed.AttentionGroup(b, flops.get(window, 0.0), window, heads.get(window, 0)))
+    return tuple(groups) + _compressed_groups(arch, layout)
+
+
+def _compressed_groups(arch: Architecture, layout: KvLayout) -> tuple[speed.AttentionGroup, ...]:
+    """DeepSeek-V4's compressed rows as attention groups per token of depth: a row stands for ``ratio`` tokens, so its
+    bytes, FLOPs and scores count 1/ratio per token; ratio-4 layers attend only the ``index_topk`` rows the indexer
+    picks (a window of topk × ratio tokens), while the indexer scores every row's key."""
+    groups = []
+    for b, ratio, topk in layout.compressed:
+        picked = [layer for layer in arch.main_layers if layer.compress_ratio == ratio and layer.index_topk == topk]
+        if picked:  # attention over compressed K=V rows
+            flops = sum(2.0 * layer.n_heads * (layer.head_dim_k + layer.value_dim) for layer in picked) / ratio
+            n_heads = sum(layer.n_heads for layer in picked) // ratio
+        else:  # the lightning indexer's keys
+            keyed = [layer for layer in arch.main_layers if layer.index_dim and layer.compress_ratio == ratio]
+            flops = sum(2.0 * layer.index_heads * layer.index_dim for layer in keyed) / ratio
+            n_heads = sum(layer.index_heads for layer in keyed) // ratio
+        groups.append(speed.AttentionGroup(-(-b // ratio), flops, topk * ratio or None, n_heads))
     return tuple(groups)
 
 
@@ -325,7 +347,14 @@ def _max_context(p: _Prepared, engine: str, sequences: int, usable: int, limit: 
     """Largest context (≤ ``limit``) whose whole setup fits in ``usable``, or 0."""
     lay = p.layout
     budget = usable - p.weights_gpu_bytes - p.overhead.fixed_bytes - lay.state_bytes_per_sequence * sequences
-    if engine == "vllm":
+    if engine == "vllm" and lay.pages:  # DeepSeek-V4: pages alone (states included); one extra page per group
+        budget = usable - p.weights_gpu_bytes - p.overhead.fixed_bytes - sequences * sum(
+            b * (2 if w else 1) for b, _, w in lay.pages)
+        slope = sequences * sum(b / blk for b, blk, w in lay.pages if not w)
+        caps = tuple((sequences * b / blk, float(w - 1 + VLLM_MAX_BATCHED_TOKENS)) for b, blk, w in lay.pages if w)
+        x = max_linear(budget, slope, caps)
+        step, guess = VLLM_BLOCK, x
+    elif engine == "vllm":
         groups = []
         for (b, w), chunked in zip(lay.windowed, lay.chunked):
             groups.append((b * sequences, w + VLLM_MAX_BATCHED_TOKENS - (0 if chunked else 1)))
@@ -335,7 +364,9 @@ def _max_context(p: _Prepared, engine: str, sequences: int, usable: int, limit: 
     else:
         caps = tuple((b, float(-(-(w * sequences + LLAMA_CPP_UBATCH) // LLAMA_CPP_PAD) * LLAMA_CPP_PAD))
                      for b, w in lay.windowed)
-        x = max_linear(budget, lay.full_bytes_per_token + p.overhead.per_cell_bytes, caps)
+        budget -= sum(b for b, _, _ in lay.compressed)  # compressed rows round up: at most one more row each
+        slope = lay.full_bytes_per_token + p.overhead.per_cell_bytes + sum(b / r for b, r, _ in lay.compressed)
+        x = max_linear(budget, slope, caps)
         step, guess = LLAMA_CPP_PAD, (x // LLAMA_CPP_PAD * LLAMA_CPP_PAD) / sequences if x != math.inf else x
     if guess < 1:
         return 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Mapping
 
-AttentionKind = Literal["full", "sliding", "chunked", "mla", "linear", "mamba", "none"]
+AttentionKind = Literal["full", "sliding", "chunked", "mla", "compressed", "linear", "mamba", "none"]
 FfnKind = Literal["dense", "moe", "none"]
 Role = Literal["embed", "output", "attn", "ffn", "expert", "shared", "router", "norm", "ssm", "mtp"]
 
@@ -72,6 +72,9 @@ class Layer:
     ssm_state: int = 0  # recurrent SSM / delta-rule state elements per sequence
     mtp: bool = False
     index_dim: int = 0  # sparse-attention indexer key width (DeepSeek-V3.2 / GLM-5 DSA), cached by vLLM
+    compress_ratio: int = 0  # DeepSeek-V4: tokens pooled into one compressed KV row (0: sliding window only)
+    index_topk: int = 0  # DeepSeek-V4: compressed rows the indexer selects per query (0: all are read)
+    index_heads: int = 0  # DeepSeek-V4: lightning-indexer query heads (they score every compressed row)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class Architecture:
     tensors: tuple[Tensor, ...] = field(compare=False)
     dtype_bytes: int = field(compare=False, default=2)
     ssm_dtype_bytes: int = field(compare=False, default=2)  # vLLM recurrent-state dtype (mamba_ssm_cache_dtype)
+    fp4_experts: bool = field(compare=False, default=False)  # routed experts released as FP4 (DeepSeek-V4 expert_dtype)
 
     @property
     def n_layers(self) -> int:
@@ -212,6 +216,8 @@ def _dtype_bytes(cfg: Mapping[str, Any]) -> int:
 
 
 def _ssm_dtype_bytes(cfg: Mapping[str, Any]) -> int:
+    if cfg.get("model_type") == "kimi_linear":  # vLLM mamba_utils.kda_state_dtype: recurrent state always float32
+        return 4
     dtype = cfg.get("mamba_ssm_cache_dtype") or cfg.get("mamba_ssm_dtype")
     return 4 if dtype == "float32" else _dtype_bytes(cfg)
 
@@ -223,6 +229,16 @@ def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
         if len(pattern) != n_layers:
             raise ConfigError("hybrid_override_pattern", f"has {len(pattern)} entries for {n_layers} layers")
         return [{"M": "mamba", "*": "full"}.get(ch, "none") for ch in pattern]
+    if isinstance(cfg.get("compress_ratios"), list):  # DeepSeek-V4: every layer has a window, most also compress
+        return ["compressed"] * n_layers
+    kda = _kda_layers(cfg)
+    if kda is not None:  # Kimi-Linear: 1-based KDA layer numbers, the others MLA (vLLM KimiLinearConfig.is_kda_layer)
+        return ["linear" if i + 1 in kda else "full" for i in range(n_layers)]
+    hybrid = cfg.get("hybrid_layer_pattern")
+    if isinstance(hybrid, list) and hybrid:  # MiMo-V2: 1 = sliding window, 0 = full (vLLM mimo_v2_flash.py)
+        if len(hybrid) < n_layers or any(v not in (0, 1) for v in hybrid):
+            raise ConfigError("hybrid_layer_pattern", f"must list 0 or 1 for each of the {n_layers} layers")
+        return ["sliding" if hybrid[i] else "full" for i in range(n_layers)]
     types = cfg.get("layer_types")
     if isinstance(types, list) and types:
         if len(types) < n_layers:
@@ -251,6 +267,17 @@ def _layer_plan(cfg: Mapping[str, Any], n_layers: int) -> list[str]:
 _BLOCK_CHARS = {"mamba": "M", "attention": "*", "moe": "E", "mlp": "-"}
 
 
+def _kda_layers(cfg: Mapping[str, Any]) -> set[int] | None:
+    """Kimi Delta Attention layer numbers (1-based) from ``linear_attn_config``, or None for other models."""
+    linear = cfg.get("linear_attn_config")
+    if not isinstance(linear, Mapping):
+        return None
+    layers = linear.get("kda_layers")
+    if not isinstance(layers, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in layers):
+        raise ConfigError("linear_attn_config.kda_layers", "must be a list of layer numbers")
+    return set(layers)
+
+
 def _nemotron_pattern(cfg: Mapping[str, Any], key: str = "") -> str:
     """Nemotron-H block pattern ("M" Mamba-2, "*" attention, "E" MoE, "-" MLP) from either spelling."""
     pattern = cfg.get(key + "hybrid_override_pattern")
@@ -272,6 +299,11 @@ def _ffn_plan(cfg: Mapping[str, Any], plan: list[str], n_experts: int) -> list[s
     n = len(plan)
     if n_experts == 0:
         return ["dense"] * n
+    per_layer = cfg.get("moe_layer_freq")
+    if isinstance(per_layer, list):  # MiMo-V2: one 0/1 flag per layer
+        if len(per_layer) < n:
+            raise ConfigError("moe_layer_freq", f"has {len(per_layer)} entries for {n} layers")
+        return ["moe" if per_layer[i] else "dense" for i in range(n)]
     first_dense = _int(cfg, "first_k_dense_replace", default=0)
     only_dense = set(cfg.get("mlp_only_layers") or [])
     step = _int(cfg, "decoder_sparse_step", "interleave_moe_layer_step", default=1) or 1
@@ -304,7 +336,8 @@ def _parse(cfg: Mapping[str, Any], fingerprint: str) -> Architecture:
     if n_heads == 0:
         raise ConfigError("num_attention_heads", "must be positive")
     n_experts = _int(cfg, "n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts", default=0)
-    top_k = _int(cfg, "num_experts_per_tok", "experts_per_token", "top_k_experts", "moe_topk", "moe_k", default=0)
+    top_k = _int(cfg, "num_experts_per_tok", "num_experts_per_token", "experts_per_token", "top_k_experts", "moe_topk",
+                 "moe_k", default=0)
     if n_experts and not 0 < top_k <= n_experts:
         raise ConfigError("num_experts_per_tok", f"must be between 1 and {n_experts}")
     plan = _layer_plan(cfg, n_layers)
@@ -320,17 +353,20 @@ def _parse(cfg: Mapping[str, Any], fingerprint: str) -> Architecture:
         layer, block = builder.block(i, plan[i], ffn[i])
         layers.append(layer)
         tensors += block
+    if cfg.get("hc_mult"):
+        tensors += builder.hyper_head("output_")
     n_mtp = _int(cfg, "num_nextn_predict_layers", "mtp_num_hidden_layers", default=0)
     mtp_pattern = _nemotron_pattern(cfg, "mtp_")
     for j in range(n_mtp):
         i = n_layers + j
-        mixer = "full" if "*" in mtp_pattern or plan[-1] == "linear" else plan[-1]
+        mixer = "full" if "*" in mtp_pattern or plan[-1] == "linear" else plan[-1]  # DeepSeek-V4: ratio 0 slot
         layer, block = builder.block(i, mixer, "moe" if "E" in mtp_pattern else ffn[-1])
         layers.append(Layer(**{**layer.__dict__, "mtp": True}))
         tensors += block + builder.mtp_extra(i)
-    context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", default=0)
+    context = _int(cfg, "max_position_embeddings", "max_seq_len", "seq_length", "model_max_length", default=0)
     return Architecture(fingerprint, str(cfg.get("model_type", "")), hidden, vocab, n_heads, tied, context,
-                        n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg), _ssm_dtype_bytes(cfg))
+                        n_experts, top_k, tuple(layers), tuple(tensors), _dtype_bytes(cfg), _ssm_dtype_bytes(cfg),
+                        cfg.get("expert_dtype") == "fp4")
 
 
 class _Builder:
@@ -361,6 +397,7 @@ class _Builder:
         self.moe_ff = _int(cfg, "moe_intermediate_size", "intermediate_size", default=0)
         self.shared_ff = self._shared_ff()
         self.window = cfg.get("sliding_window") or None
+        self.top_k = _int(cfg, "num_experts_per_tok", "num_experts_per_token", default=0)
         self.chunk = cfg.get("attention_chunk_size") or None
 
     def _shared_ff(self) -> int:
@@ -371,7 +408,7 @@ class _Builder:
             return explicit
         if self.model_type == "llama4_text":
             return self.moe_ff
-        return _int(cfg, "n_shared_experts", "num_shared_expert", default=0) * self.moe_ff
+        return _int(cfg, "n_shared_experts", "num_shared_expert", "num_shared_experts", default=0) * self.moe_ff
 
     def block(self, i: int, mixer: str, ffn: str) -> tuple[Layer, list[Tensor]]:
         """The layer description and tensors of block ``i``."""
@@ -379,10 +416,14 @@ class _Builder:
         norm = [Tensor(p + "attn_norm.weight", (self.h,), "norm", i)]
         if mixer == "mamba":
             layer, mix = self._mamba(i, p)
+        elif mixer == "linear" and self.cfg.get("linear_attn_config") is not None:
+            layer, mix = self._kda(i, p)
         elif mixer == "linear":
             layer, mix = self._linear(i, p)
         elif mixer == "none":
             layer, mix = Layer(i, "none", "dense"), []
+        elif mixer == "compressed":
+            layer, mix = self._compressed(i, p)
         elif self.mla:
             layer, mix = self._mla(i, p)
         else:
@@ -398,29 +439,40 @@ class _Builder:
         if mixer != "full" and not window:
             raise ConfigError("sliding_window", f"layer {i} is {mixer} but no window size is given")
         shared_kv = False
+        v_dim = 0
+        sinks = self.model_type == "gpt_oss"
+        if mixer == "sliding" and self.cfg.get("swa_head_dim"):  # MiMo-V2 sliding layers have their own shape
+            nq = _int(self.cfg, "swa_num_attention_heads", default=nq)
+            nkv = _int(self.cfg, "swa_num_key_value_heads", default=nkv)
+            hd = _int(self.cfg, "swa_head_dim")
+            v_dim = _int(self.cfg, "swa_v_head_dim", default=hd)
+            sinks = bool(self.cfg.get("add_swa_attention_sink_bias"))
+        elif mixer == "full" and self.cfg.get("swa_head_dim"):
+            sinks = bool(self.cfg.get("add_full_attention_sink_bias"))
         if mixer == "full" and self.cfg.get("global_head_dim"):  # Gemma 4 global layers
             hd = _int(self.cfg, "global_head_dim")
             nkv = _int(self.cfg, "num_global_key_value_heads", default=nkv)
             shared_kv = bool(self.cfg.get("attention_k_eq_v"))
+        v_dim = v_dim or _int(self.cfg, "v_head_dim", default=hd)  # MiMo-V2: V narrower than K (192 / 128)
         q_out = nq * hd * (2 if self.gated_q else 1)
         ts = [Tensor(p + "attn_q.weight", (h, q_out), "attn", i), Tensor(p + "attn_k.weight", (h, nkv * hd), "attn", i),
-              Tensor(p + "attn_output.weight", (nq * hd, h), "attn", i)]
+              Tensor(p + "attn_output.weight", (nq * v_dim, h), "attn", i)]
         if not shared_kv:
-            ts.append(Tensor(p + "attn_v.weight", (h, nkv * hd), "attn", i))
+            ts.append(Tensor(p + "attn_v.weight", (h, nkv * v_dim), "attn", i))
         if self.model_type.startswith("gemma"):
             ts.append(Tensor(p + "post_attention_norm.weight", (h,), "norm", i))
         if self.qkv_bias:
             ts += [Tensor(p + f"attn_{n}.bias", (size,), "attn", i)
-                   for n, size in (("q", nq * hd), ("k", nkv * hd), ("v", nkv * hd))]
+                   for n, size in (("q", nq * hd), ("k", nkv * hd), ("v", nkv * v_dim))]
         if self.o_bias:
             ts.append(Tensor(p + "attn_output.bias", (h,), "attn", i))
         if self.qk_norm:  # MiniMax-M2 normalises the whole projection ("per_layer"), the others per head
             q_n, k_n = (nq * hd, nkv * hd) if self.cfg.get("qk_norm_type") == "per_layer" else (hd, hd)
             ts += [Tensor(p + "attn_q_norm.weight", (q_n,), "norm", i), Tensor(p + "attn_k_norm.weight", (k_n,), "norm", i)]
-        if self.model_type == "gpt_oss":
+        if sinks:
             ts.append(Tensor(p + "attn_sinks.weight", (nq,), "attn", i))
         kind = "full" if mixer == "full" else mixer
-        return Layer(i, kind, "dense", nq, nkv, hd, hd, hd, window), ts
+        return Layer(i, kind, "dense", nq, nkv, hd, v_dim, v_dim, window), ts
 
     def _mla(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         cfg, h, nq = self.cfg, self.h, self.n_heads
@@ -471,6 +523,77 @@ class _Builder:
         layer = Layer(i, "linear", "dense", conv_state=(kernel - 1) * conv_dim, ssm_state=nv * dk * dv)
         return layer, ts
 
+    def _compressed(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
+        """DeepSeek-V4 attention (DeepSeek inference/model.py ``Attention``, ``Compressor``, ``Indexer``; vLLM
+        models/deepseek_v4): one 512-wide K=V row per token kept for a sliding window, plus for compress_ratio 4 or
+        128 a learned compressor pooling that many tokens into one row; ratio-4 layers add a lightning indexer."""
+        cfg, h, nq = self.cfg, self.h, self.n_heads
+        ratios = cfg["compress_ratios"]
+        ratio = ratios[i] if i < len(ratios) else 0
+        if not isinstance(ratio, int) or isinstance(ratio, bool) or ratio not in (0, 4, 128):
+            raise ConfigError("compress_ratios", f"layer {i} has ratio {ratio!r}; DeepSeek-V4 uses 0, 4 or 128")
+        hd, q_lora = self.head_dim, _int(cfg, "q_lora_rank")
+        groups, o_lora = _int(cfg, "o_groups"), _int(cfg, "o_lora_rank")
+        window = _int(cfg, "sliding_window")
+        if groups == 0 or nq * hd % groups:
+            raise ConfigError("o_groups", f"must divide the {nq * hd} attention output channels")
+        ts = [Tensor(p + "attn_q_a.weight", (h, q_lora), "attn", i),
+              Tensor(p + "attn_q_a_norm.weight", (q_lora,), "norm", i),
+              Tensor(p + "attn_q_b.weight", (q_lora, nq * hd), "attn", i),
+              Tensor(p + "attn_kv.weight", (h, hd), "attn", i), Tensor(p + "attn_kv_norm.weight", (hd,), "norm", i),
+              Tensor(p + "attn_output_a.weight", (nq * hd // groups, groups * o_lora), "attn", i),
+              Tensor(p + "attn_output_b.weight", (groups * o_lora, h), "attn", i),
+              Tensor(p + "attn_sinks.weight", (nq,), "attn", i)]
+        ts += self._hyper_connection(p + "hc_attn", i) + self._hyper_connection(p + "hc_ffn", i)
+        idx_dim = topk = idx_heads = 0
+        if ratio:
+            ts += self._compressor(p + "compress", ratio, hd, i)
+        if ratio == 4:
+            idx_heads, idx_dim, topk = _int(cfg, "index_n_heads"), _int(cfg, "index_head_dim"), _int(cfg, "index_topk")
+            ts += [Tensor(p + "indexer.attn_q_b.weight", (q_lora, idx_heads * idx_dim), "attn", i),
+                   Tensor(p + "indexer.proj.weight", (h, idx_heads), "attn", i)]
+            ts += self._compressor(p + "indexer.compress", ratio, idx_dim, i)
+        layer = Layer(i, "compressed", "dense", nq, 1, hd, 0, hd, window, index_dim=idx_dim, compress_ratio=ratio,
+                      index_topk=topk, index_heads=idx_heads if ratio == 4 else 0)
+        return layer, ts
+
+    def _compressor(self, p: str, ratio: int, dim: int, i: int) -> list[Tensor]:
+        """A DeepSeek-V4 compressor: ratio-4 ones pool overlapping windows, so their projections are twice as wide."""
+        width = dim * (2 if ratio == 4 else 1)
+        return [Tensor(p + "_ape", (width, ratio), "attn", i), Tensor(p + "_wkv.weight", (self.h, width), "attn", i),
+                Tensor(p + "_wgate.weight", (self.h, width), "attn", i), Tensor(p + "_norm.weight", (dim,), "norm", i)]
+
+    def _hyper_connection(self, p: str, i: int) -> list[Tensor]:
+        """Manifold-constrained hyper-connection mixing weights (vLLM deepseek_v4 hyper_connection.py), float32."""
+        mult = _int(self.cfg, "hc_mult")
+        mix = (2 + mult) * mult
+        return [Tensor(p + "_fn", (mult * self.h, mix), "norm", i), Tensor(p + "_base", (mix,), "norm", i),
+                Tensor(p + "_scale", (3,), "norm", i)]
+
+    def hyper_head(self, p: str, i: int = -1) -> list[Tensor]:
+        """The hyper-connection head that merges the copies before the output norm (DeepSeek-V4)."""
+        mult = _int(self.cfg, "hc_mult")
+        return [Tensor(p + "hc_head_fn", (mult * self.h, mult), "norm", i),
+                Tensor(p + "hc_head_base", (mult,), "norm", i), Tensor(p + "hc_head_scale", (1,), "norm", i)]
+
+    def _kda(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
+        """Kimi Delta Attention (vLLM layers/kda.py): q, k, v each with a short conv, low-rank f and g gates."""
+        linear, h = self.cfg["linear_attn_config"], self.h
+        n = _int(linear, "num_heads")
+        d = _int(linear, "head_dim")
+        kernel = _int(linear, "short_conv_kernel_size", default=4)
+        proj = n * d
+        ts = [Tensor(p + f"attn_{x}.weight", (h, proj), "ssm", i) for x in ("q", "k", "v")]
+        ts += [Tensor(p + f"ssm_conv1d_{x}.weight", (kernel, proj), "ssm", i) for x in ("q", "k", "v")]
+        ts += [Tensor(p + "ssm_f_a.weight", (h, d), "ssm", i), Tensor(p + "ssm_f_b.weight", (d, proj), "ssm", i),
+               Tensor(p + "ssm_g_a.weight", (h, d), "ssm", i), Tensor(p + "ssm_g_b.weight", (d, proj), "ssm", i),
+               Tensor(p + "ssm_beta.weight", (h, n), "ssm", i), Tensor(p + "ssm_dt.bias", (proj,), "ssm", i),
+               Tensor(p + "ssm_a", (n,), "ssm", i), Tensor(p + "ssm_norm.weight", (d,), "norm", i),
+               Tensor(p + "attn_output.weight", (proj, h), "ssm", i)]
+        # state per sequence: q, k and v conv windows of kernel − 1 columns, and an n × d × d delta-rule state
+        layer = Layer(i, "linear", "dense", conv_state=3 * (kernel - 1) * proj, ssm_state=n * d * d)
+        return layer, ts
+
     def _mamba(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:
         """Mamba-2 (Nemotron-H, Granite-4.0-H)."""
         cfg, h = self.cfg, self.h
@@ -514,7 +637,10 @@ class _Builder:
             ts += [Tensor(p + "ffn_gate_inp.bias", (e,), "router", i)]
             ts += [Tensor(p + f"ffn_{n}_exps.bias", (ff, e), "expert", i) for n in names]
             ts.append(Tensor(p + "ffn_down_exps.bias", (h, e), "expert", i))
-        if self.cfg.get("topk_method") == "noaux_tc" or self.model_type in ("glm4_moe", "nemotron_h", "minimax_m2"):
+        if i < _int(self.cfg, "num_hash_layers", default=0):  # DeepSeek-V4: a token-id → experts table, no bias
+            ts.append(Tensor(p + "ffn_gate_tid2eid", (self.top_k, _int(self.cfg, "vocab_size")), "router", i))
+        elif self.cfg.get("topk_method") == "noaux_tc" or self.model_type in ("glm4_moe", "nemotron_h", "minimax_m2",
+                                                                                "kimi_linear"):
             ts.append(Tensor(p + "exp_probs_b.bias", (e,), "router", i))
         if self.shared_ff:
             ts += self._mlp(p, "_shexp", self.shared_ff, "shared", i)
@@ -535,6 +661,8 @@ class _Builder:
         ts = [Tensor(p + "nextn.eh_proj.weight", (2 * h, h), "mtp", i),
               Tensor(p + "nextn.enorm.weight", (h,), "norm", i), Tensor(p + "nextn.hnorm.weight", (h,), "norm", i),
               Tensor(p + "nextn.shared_head_norm.weight", (h,), "norm", i)]
+        if self.model_type == "deepseek_v4":  # e_proj + h_proj, and its own hyper-connection head
+            return ts + self.hyper_head(p + "nextn.", i)
         if self.model_type.startswith("deepseek") or self.model_type == "glm4_moe":  # these ship embedding + head copies
             vocab = _int(self.cfg, "vocab_size")
             ts += [Tensor(p + "nextn.embed_tokens.weight", (h, vocab), "mtp", i),

@@ -9,7 +9,9 @@ string (~7 bytes + u64 length), an f32 score and an i32 type, plus a BPE merge s
 vLLM-style checkpoints (safetensors): BF16 stores everything in 2 bytes. FP8 (block scales, DeepSeek/Qwen
 style): quantisable matrices 1 byte + an fp32 scale per 128×128 block. AWQ-INT4: 4-bit weights + per group of
 128 inputs an fp16 scale and a 4-bit zero point. NVFP4 (ModelOpt): 4-bit + an fp8 scale per 16 + two fp32
-per-tensor scales. MXFP4 (gpt-oss as released): routed experts 4-bit + an e8m0 scale per 32, the rest BF16.
+per-tensor scales. MXFP4 (gpt-oss as released): routed experts 4-bit + an e8m0 scale per 32, the rest BF16. The FP8
+release of DeepSeek-V4 (``expert_dtype: fp4``) stores its routed experts the MXFP4 way (e2m1 pairs + a ue8m0 scale per
+32 inputs, DeepSeek inference/model.py ``Linear``) and the other matrices as FP8.
 In all of them embeddings, output head, routers and norms stay BF16.
 """
 
@@ -149,7 +151,8 @@ def weights(arch: Architecture, quant: str, kept_expert_type: str | None = None)
         sizes = [_stored_bytes(kept_expert_type if kept_expert_type and t.role == "expert" else ty, t.ne)
                  for t, ty in gguf_types(arch, quant.removesuffix("-GGUF"))]
     elif quant in CHECKPOINT_FORMATS:
-        sizes = [checkpoint_bytes(quant, t) for t in arch.gguf_tensors]
+        fp4 = quant == "FP8" and arch.fp4_experts  # DeepSeek-V4 as released: FP8, routed experts FP4 (MXFP4 layout)
+        sizes = [checkpoint_bytes("MXFP4" if fp4 and t.role == "expert" else quant, t) for t in arch.gguf_tensors]
     else:
         raise KeyError(f"no size rule for quant {quant!r}")
     n_blocks = arch.gguf_layer_count

@@ -24,6 +24,7 @@ ROLE = {"fastest": N_("Best single GPU"), "value": N_("Best value"), "older": N_
 QUALITY = {"native": N_("native release"), "near_lossless": N_("near-lossless"), "good": N_("good"),
            "noticeable": N_("noticeable loss"), "heavy": N_("heavy loss"), "unmeasured": N_("not measured")}
 MIXER = {"full": N_("full attention"), "mla": N_("multi-head latent attention"), "linear": N_("linear attention"),
+         "compressed": N_("compressed attention"),
          "mamba": "Mamba-2", "sliding": N_("sliding-window attention"), "chunked": N_("chunked attention"),
          "none": N_("MLP only")}
 BILLING = {"per-second": N_("per second"), "per-minute": N_("per minute"), "hourly": N_("hourly"),

@@ -438,12 +438,13 @@ def recommended_hardware(results: Results, model_id: str, language: str) -> list
 def architecture_facts(results: Results, model_id: str) -> dict[str, Any]:
     """Layers, attention kind, KV bytes per 1K tokens and experts, from the estimator's architecture."""
     spec = results.models[model_id]
-    mixers: dict[tuple[str, int | None], int] = {}
+    mixers: dict[tuple[str, int | None, int], int] = {}
     for layer in spec.architecture.main_layers:
-        key = (layer.attention, layer.window)
+        key = (layer.attention, layer.window, layer.compress_ratio)
         mixers[key] = mixers.get(key, 0) + 1
     return {"arch": spec.architecture, "kv_bytes_per_1k": results.kv_per_1k(model_id),
-            "mixers": [{"kind": kind, "window": window, "layers": count} for (kind, window), count in mixers.items()],
+            "mixers": [{"kind": kind, "window": window, "ratio": ratio, "layers": count}
+                       for (kind, window, ratio), count in mixers.items()],
             "kv_heads": max((layer.n_kv_heads for layer in spec.architecture.main_layers), default=0),
             "total_params": spec.total_params, "active_params": spec.active_params}
 

@@ -13,7 +13,8 @@ from generator.adapters import device_spec, model_spec
 from generator.catalog.schema import Gpu, Model
 from generator.estimate import api
 from generator.estimate.device import GIB, DeviceSpec
-from tests.estimate.fixtures import ALL, GPT_OSS_20B, LLAMA_8B, QWEN3_30B, config
+from generator.estimate.kvcache import kv_layout
+from tests.estimate.fixtures import ALL, DEEPSEEK_V4_FLASH, GPT_OSS_20B, LLAMA_8B, QWEN3_30B, config
 
 MIB = 2**20
 
@@ -57,6 +58,18 @@ def test_max_context_closed_form():
     assert e.max_context_tokens == cells // 256 * 256 == 24320
     assert api.estimate(spec(LLAMA_8B), device(8), api.Request(context_tokens=24320)).verdict in ("fits", "tight")
     assert api.estimate(spec(LLAMA_8B), device(8), api.Request(context_tokens=24576)).verdict == "offload"
+
+
+def test_deepseek_v4_reads_the_rows_its_indexer_picks_and_sizes_by_pages():
+    arch = spec(DEEPSEEK_V4_FLASH).architecture
+    groups = api._compressed_groups(arch, kv_layout(arch, "llama.cpp", "f16"))
+    reads = sorted((g.kv_bytes_per_token, g.window_tokens) for g in groups)
+    # indexer keys: 21 × 128 × 2 B per 4 tokens, all scored; ratio-4 rows 21 × 1,024 B per 4 tokens but only the
+    # 512 picked rows (2,048 tokens) are read; ratio-128 rows 20 × 1,024 B per 128 tokens, all read
+    assert reads == [(160, None), (1344, None), (5376, 2048)]
+    e = api.estimate(spec(DEEPSEEK_V4_FLASH), device(141, count=2, parallel="tensor"),
+                     api.Request(quant="FP8", engine="vllm", kv_type="fp8", context_tokens=65536, gpu_count=2))
+    assert e.verdict == "fits" and e.max_context_tokens == 1_048_576  # 1M tokens need ~6.3 GiB of pages per rank
 
 
 def test_tight_then_offload_then_no_fit_on_unified_memory():

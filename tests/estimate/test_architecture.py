@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from generator.estimate.architecture import ConfigError, parse_hf_config
-from tests.estimate.fixtures import (DEEPSEEK_V3, GPT_OSS_20B, LLAMA4_SCOUT, LLAMA_8B, NEMOTRON_NANO, QWEN35_35B,
-                                     QWEN3_30B, arch, config)
+from tests.estimate.fixtures import (DEEPSEEK_V3, DEEPSEEK_V4_FLASH, DEEPSEEK_V4_PRO, GPT_OSS_20B, KIMI_LINEAR,
+                                     LLAMA4_SCOUT, LLAMA_8B, MIMO_V2_FLASH, NEMOTRON_NANO, QWEN35_35B, QWEN3_30B, arch,
+                                     config)
 
 
 def test_llama_8b_gqa_shapes_and_exact_parameter_count():
@@ -68,6 +69,74 @@ def test_llama4_chunked_and_nemotron_pattern():
     assert counts == {"mamba": 23, "full": 6, "none": 23}
 
 
+def test_mimo_v2_hybrid_sliding_pattern_and_parameter_count_by_hand():
+    """MiMo-V2-Flash: ``hybrid_layer_pattern`` 1 = sliding window, 0 = full (vLLM mimo_v2_flash.py
+    ``is_compressed_softmax_layer``); sliding layers take the ``swa_*`` shapes, V is 128 wide against K's 192."""
+    a = arch(MIMO_V2_FLASH)
+    full = [layer.index for layer in a.layers if layer.attention == "full"]
+    assert full == [0, 5, 11, 17, 23, 29, 35, 41, 47]
+    swa, ga = a.layers[1], a.layers[0]
+    assert (swa.attention, swa.window, swa.n_kv_heads, swa.head_dim_k, swa.head_dim_v) == ("sliding", 128, 8, 192, 128)
+    assert (ga.n_kv_heads, ga.head_dim_k, ga.head_dim_v) == (4, 192, 128)
+    assert [layer.ffn for layer in a.layers[:2]] == ["dense", "moe"]  # moe_layer_freq is a per-layer list
+    h = 4096
+    q_o = h * 64 * 192 + 64 * 128 * h  # q (64 heads × 192), o (64 heads × 128 values)
+    ga_layer = q_o + h * 4 * 192 + h * 4 * 128  # k, v of 4 KV heads
+    swa_layer = q_o + h * 8 * 192 + h * 8 * 128 + 64  # k, v of 8 KV heads, one sink bias per head
+    moe = 256 * 3 * h * 2048 + h * 256 + 256  # experts, router, e_score_correction_bias
+    total = (2 * 152576 * h + 9 * ga_layer + 39 * swa_layer + 3 * h * 16384 + 47 * moe
+             + 48 * 2 * h + h)  # + per-layer norms and the final norm
+    assert a.total_params() == total == 308_778_780_864  # model card: "309B total parameters"
+
+
+def test_kimi_linear_kda_and_mla_layers_parameter_count_by_hand():
+    """Kimi-Linear: 1-based ``linear_attn_config.kda_layers`` are Kimi Delta Attention (vLLM
+    ``KimiLinearConfig.is_kda_layer``), the rest MLA without a q LoRA; shapes from vLLM layers/kda.py."""
+    a = arch(KIMI_LINEAR)
+    kinds = [layer.attention for layer in a.layers]
+    assert [i + 1 for i, kind in enumerate(kinds) if kind == "mla"] == [4, 8, 12, 16, 20, 24, 27]
+    assert kinds.count("linear") == 20 and a.context_length == 1_048_576  # model_max_length
+    kda = a.layers[0]
+    assert kda.conv_state == 3 * 3 * 32 * 128  # q, k, v windows of kernel − 1 = 3 columns over 32 heads × 128
+    assert kda.ssm_state == 32 * 128 * 128
+    assert (a.layers[3].head_dim_k, a.ssm_dtype_bytes) == (512 + 64, 4)  # latent; float32 KDA state in vLLM
+    h, proj = 2304, 32 * 128
+    kda_layer = (3 * h * proj + proj * h + 3 * 4 * proj  # q, k, v, o; q, k, v conv kernels
+                 + 2 * h * 128 + 2 * 128 * proj + h * 32 + proj + 32 + 128)  # f/g low-rank, b, dt_bias, A_log, o_norm
+    mla_layer = h * 32 * 192 + h * 576 + 512 + 512 * 32 * (128 + 128) + 32 * 128 * h
+    moe = 256 * 3 * h * 1024 + h * 256 + 256 + 3 * h * 1024  # experts, router, bias, one shared expert
+    total = 2 * 163840 * h + 20 * kda_layer + 7 * mla_layer + 3 * h * 9216 + 26 * moe + 27 * 2 * h + h
+    assert a.total_params() == total == 49_122_681_728  # the checkpoint's safetensors total (fixtures/README.md)
+
+
+def test_deepseek_v4_compressed_layers_and_parameter_count_by_hand():
+    """DeepSeek-V4-Flash: compress_ratios gives each layer its pooling (0 = window only); shapes from DeepSeek's
+    inference/model.py (Attention, Compressor, Indexer, Gate, Block) and vLLM deepseek_v4 hyper_connection.py."""
+    a = arch(DEEPSEEK_V4_FLASH)
+    ratios = [layer.compress_ratio for layer in a.main_layers]
+    assert ratios[:4] == [0, 0, 4, 128] and ratios.count(4) == 21 and ratios.count(128) == 20 and len(ratios) == 43
+    c4 = a.layers[2]
+    assert (c4.attention, c4.n_kv_heads, c4.head_dim_k, c4.head_dim_v, c4.window) == ("compressed", 1, 512, 0, 128)
+    assert (c4.index_dim, c4.index_topk, c4.index_heads, a.layers[3].index_dim) == (128, 512, 64, 0)
+    assert a.layers[-1].mtp and a.layers[-1].compress_ratio == 0 and a.fp4_experts
+    h, hc = 4096, 4 * 4096
+    attention = (h * 1024 + 1024 + 1024 * 64 * 512 + h * 512 + 512  # wq_a, q_norm, wq_b, wkv, kv_norm
+                 + (64 * 512 // 8) * (8 * 1024) + 8 * 1024 * h + 64)  # grouped wo_a, wo_b, attn_sink
+    hyper = 2 * (24 * hc + 24 + 3)  # attn and ffn: fn (mix 24 × 4·4096), base, scale
+    moe = 256 * h + 256 * 3 * h * 2048 + 3 * h * 2048  # router, experts, shared expert
+    block = 2 * h + hyper + attention + moe
+    compressor4 = 4 * 1024 + 2 * h * 1024 + 512  # overlapping: ape, wkv, wgate twice as wide; norm
+    compressor128 = 128 * 512 + 2 * h * 512 + 512
+    indexer = 1024 * 64 * 128 + h * 64 + (4 * 256 + 2 * h * 256 + 128)  # wq_b, weights_proj, its compressor
+    routing = 40 * 256 + 3 * 129280 * 6  # score bias on 40 layers, a token → 6 experts table on the 3 hash layers
+    head = 2 * 129280 * h + h + (4 * hc + 4 + 1)  # embedding, head, final norm, hyper-connection head
+    total = 43 * block + 21 * (compressor4 + indexer) + 20 * compressor128 + routing + head
+    mtp = sum(t.elements for t in a.tensors if t.layer >= 0 and a.layers[t.layer].mtp)
+    assert a.total_params() - mtp == total == 284_334_567_511  # model card: 284B
+    assert mtp == 2 * h * h + 3 * h + block + 256 + (4 * hc + 4 + 1)  # e/h_proj, norms, block, bias, hyper head
+    assert abs(arch(DEEPSEEK_V4_PRO).total_params() / 1.6e12 - 1) < 0.01  # model card: 1.6T
+
+
 PUBLISHED = {  # fixture: published parameter count (sources in fixtures/README.md)
     "meta-llama--Meta-Llama-3.1-8B": 8_030_261_248, "meta-llama--Meta-Llama-3.1-70B": 70_553_706_496,
     "meta-llama--Meta-Llama-3.1-405B": 405_853_388_800, "Qwen--Qwen3-8B": 8_190_735_360,
@@ -100,6 +169,10 @@ def test_glm_moe_keeps_mtp_block_in_gguf():
     ({"num_attention_heads": "many"}, "num_attention_heads"),
     ({"layer_types": ["full_attention"] * 3}, "layer_types"),
     ({"layer_types": ["warp_attention"] * 32}, "layer_types"),
+    ({"hybrid_layer_pattern": [0, 1], "sliding_window": 128}, "hybrid_layer_pattern"),
+    ({"linear_attn_config": {"kda_layers": "1-3"}}, "linear_attn_config.kda_layers"),
+    ({"compress_ratios": [0, 8] * 16, "q_lora_rank": 64, "o_groups": 8, "o_lora_rank": 64, "sliding_window": 128,
+      "hc_mult": 4}, "compress_ratios"),
 ])
 def test_unusable_configs_name_the_field(change, field):
     cfg = {**config(LLAMA_8B), **change}
