@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if ages:
         oldest = ages[0]
         print(f"oldest price: {oldest.offer.checked} ({oldest.days} days), {args.catalog.name}/{oldest.where}")
-    warnings = []
+    warnings: list[str] = []
     stale = [a for a in ages if a.stale]
     if stale:
         warnings.append(f"{len(stale)} of {len(ages)} cloud prices are older than {STALE_AFTER_DAYS} days; "
