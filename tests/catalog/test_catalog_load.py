@@ -38,6 +38,17 @@ def test_check_warns_of_prices_past_120_days(catalog: Path) -> None:
         "warning: 1 of 1 cloud prices are older than 120 days; `make prices-report` lists them"]
 
 
+def test_strict_check_fails_on_a_stale_price(catalog: Path) -> None:
+    """The same stale catalogue: ``--strict`` prints the same lines and exits 1; a fresh one still passes."""
+    plain = cli("check", "--catalog", catalog, "--as-of", "2026-09-26")
+    strict = cli("check", "--catalog", catalog, "--as-of", "2026-09-26", "--strict")
+    assert (plain.returncode, strict.returncode) == (0, 1)
+    assert (strict.stdout, strict.stderr) == (plain.stdout, "")
+    assert strict.stdout.splitlines()[-1].startswith("warning: 1 of 1 cloud prices are older than 120 days")
+    fresh = cli("check", "--catalog", catalog, "--as-of", "2026-09-25", "--strict")
+    assert (fresh.returncode, fresh.stderr) == (0, "")
+
+
 @pytest.mark.parametrize(("file", "old", "new", "expected"), [
     pytest.param(MODEL, "name: Llama 3.1 8B Instruct", "name: [Llama 3.1",
                  "catalog/models/llama-3.1-8b.yaml: line 3: invalid YAML: did not find expected ',' or ']'",
