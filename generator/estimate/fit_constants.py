@@ -6,7 +6,7 @@ module only fits). One constants set per (family, era) with rows: 2024 builds (C
 rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``; current CUDA also fits
 ``mmq_flops_per_fp32_flop``, the quantised matmul's FLOPs per non-tensor FP32 FLOP, with the quantised-matmul factor on
 the rated prefill rows, and ``dp4a_flops_per_fp32_flop`` on the rows of Pascal GPUs, whose MMQ runs on dp4a; 2024 CUDA
-also fits ``gemm_flops_per_watt``, the board-power bound of the cuBLAS GEMMs, on GPUs with a catalogued TDP). Decode
+also fits ``gemm_tflops_per_watt``, the board-power bound of the cuBLAS GEMMs, on GPUs with a catalogued TDP). Decode
 constants are
 fitted on decode rows first, then prefill constants on prefill rows with the decode constants held. The loss is a
 soft-L1 (robust) loss on ln(predicted / measured), minimised by a Nelder–Mead search in log-parameter space; no row
@@ -43,17 +43,17 @@ LOSS_SCALE = 0.1  # soft-L1 turns from quadratic to linear at 10 % error
 DECODE_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "launch_s",
                  "launch_per_layer_s", "launch_per_layer_ungraphed_s", "split_s")
 PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor", "dequant_bytes_per_weight",
-                  "score_bytes", "pipeline_efficiency", "gemm_flops_per_watt")
+                  "score_bytes", "pipeline_efficiency", "gemm_tflops_per_watt")
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
 EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "compute_efficiency",
                 "attention_efficiency", "pipeline_efficiency")
 FACTORS = ("dequant_factor",)
-UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes", "gemm_flops_per_watt")  # see fit_family
+UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes", "gemm_tflops_per_watt")  # see fit_family
 START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.6, kv_efficiency=0.3,
                          launch_s=1e-3, launch_per_layer_s=3e-5, split_s=2e-4, compute_efficiency=0.4,
                          attention_efficiency=0.5, dequant_factor=1.05, pipeline_efficiency=0.8,
                          flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0,
-                         launch_per_layer_ungraphed_s=1e-4, gemm_flops_per_watt=4e11)
+                         launch_per_layer_ungraphed_s=1e-4, gemm_tflops_per_watt=0.4)
 FLOOR = 1e-7
 START_CAP = 0.95  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
@@ -167,7 +167,7 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
             continue
         if f == "launch_per_layer_ungraphed_s" and all(c.device.graphs for c in cases):
             continue
-        if f == "gemm_flops_per_watt" and not any(c.device.tdp_w is not None for c in cases):
+        if f == "gemm_tflops_per_watt" and not any(c.device.tdp_w is not None for c in cases):
             continue
         # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of
         # several sizes) pin both.
@@ -212,7 +212,7 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
         # With F = flops_per_byte × bandwidth for every GPU, traffic over the bandwidth is indistinguishable from
         # FLOPs over F: the dequantisation and score traffic fold into dequant_factor and attention_efficiency.
         start = dataclasses.replace(start, compute_efficiency=1.0, dequant_bytes_per_weight=0.0, score_bytes=0.0,
-                                    gemm_flops_per_watt=None)
+                                    gemm_tflops_per_watt=None)
         fields = [f for f in _identifiable(PREFILL_FIELDS, prefill) if f not in UNRATED_FIXED] + ["flops_per_byte"]
         start = _fit_fields(prefill, start, fields)
     return start

@@ -58,7 +58,7 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
     use MMQ kernels when tensor cores are available", to dequantise + cuBLAS on compute capability ≥ 7.0):
       * cuBLAS F16 GEMMs (16-bit weights in every era; all weights in 2024 builds): F_lin·q / (η_c·F) becomes
         max(F_lin·q / (η_c·F), F_lin / (ε·P)) on a GPU with a catalogued board power P (``tdp_w``) and FLOPS figure:
-        ε = ``gemm_flops_per_watt``. Measured 2024 F16 prefill follows the tensor rate on Ampere GA102 cards
+        ε = ``gemm_tflops_per_watt`` (TFLOPs per joule). Measured 2024 F16 prefill follows the tensor rate on Ampere GA102 cards
         (RTX 3090, A6000, A40: ≈ 0.47 of it) but the board power on parts whose tensor rate outgrew it (RTX 6000 Ada
         at 300 W reaches 107 TFLOPS where an RTX 4090 of the same AD102 chip at 450 W reaches 151; H100 PCIe at
         350 W reaches 23 % of its tensor rate)
@@ -284,8 +284,8 @@ def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: fl
     tensor = flops * (c.dequant_factor if mmq else 1.0) / (c.compute_efficiency * device.gemm_flops(c) * n)
     if mmq and c.mmq_flops_per_fp32_flop is not None:
         return tensor if device.fp32_flops is None else max(tensor, flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * n))
-    if c.gemm_flops_per_watt is not None and device.tdp_w is not None and device.fp16_flops is not None:
-        return max(tensor, flops / (c.gemm_flops_per_watt * device.tdp_w * n))
+    if c.gemm_tflops_per_watt is not None and device.tdp_w is not None and device.fp16_flops is not None:
+        return max(tensor, flops / (c.gemm_tflops_per_watt * 1e12 * device.tdp_w * n))
     return tensor
 
 

@@ -298,7 +298,7 @@ def test_pascal_runs_quantised_prefill_on_dp4a_and_f16_gemms_stop_at_the_board_p
     f16 = api.Request(quant="F16", prompt_tokens=512)
     bound, free = (api.estimate(spec(LLAMA_8B), d, f16).prefill_tokens_per_s
                    for d in (h100, dataclasses.replace(h100, tdp_w=None)))
-    assert c.gemm_flops_per_watt * 700 < c.compute_efficiency * 989e12 and bound < free
+    assert c.gemm_tflops_per_watt * 1e12 * 700 < c.compute_efficiency * 989e12 and bound < free
 
 
 def test_pascal_dp4a_rule_by_launch_date():

@@ -63,10 +63,10 @@ def test_quantised_prefill_bound_by_the_fp32_rate_by_hand() -> None:
 
 
 def test_gemm_power_bound_by_hand() -> None:
-    # cuBLAS F16 GEMMs at most ε × TDP: 1e11 FLOPs per joule × 300 W = 3e13 FLOPS, so the 16-bit prefill's
+    # cuBLAS F16 GEMMs at most ε × TDP: 0.1 TFLOPS per W × 300 W = 3e13 FLOPS, so the 16-bit prefill's
     # 512 × 1.4e10 FLOPs take 238.933… ms instead of the tensor path's 512 × 1.4e10 / (0.5 × 1e14) = 143.36 ms;
     # attention (2.62656 ms) and launches (1.6 ms) as above.
-    power = dataclasses.replace(K, gemm_flops_per_watt=1e11)
+    power = dataclasses.replace(K, gemm_tflops_per_watt=0.1)
     f16 = dataclasses.replace(DENSE, quantized=False)
     board = dataclasses.replace(DEV, tdp_w=300.0)
     assert speed.prefill_s(f16, board, power, 512) == pytest.approx(512 * 1.4e10 / 3e13 + 2.62656e-3 + 1.6e-3)
@@ -136,8 +136,8 @@ def test_prefill_never_beats_the_compute_roofline(work: Workload, backend: str, 
     assert rate <= peak
     if work.quantized and mmq == "mma" and fp32 is not None and c.mmq_flops_per_fp32_flop is not None:
         assert rate <= c.mmq_flops_per_fp32_flop * fp32 * (1 + 1e-9)  # current MMQ: never above μ × the FP32 rate
-    if (not work.quantized or mmq == "none") and tdp is not None and c.gemm_flops_per_watt is not None:
-        assert rate <= c.gemm_flops_per_watt * tdp * (1 + 1e-9)  # cuBLAS GEMMs: never above ε × the board power
+    if (not work.quantized or mmq == "none") and tdp is not None and c.gemm_tflops_per_watt is not None:
+        assert rate <= c.gemm_tflops_per_watt * 1e12 * tdp * (1 + 1e-9)  # cuBLAS GEMMs: never above ε × the board power
 
 
 @settings(max_examples=80, deadline=None)
