@@ -57,17 +57,20 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
     request 8075 of 2024-06-24, ggml-cuda.cu sent every batch above ``MMQ_MAX_BATCH_SIZE`` = 32, "max batch size to
     use MMQ kernels when tensor cores are available", to dequantise + cuBLAS on compute capability ≥ 7.0):
       * cuBLAS F16 GEMMs (16-bit weights in every era; all weights in 2024 builds): F_lin·q / (η_c·F) becomes
-        max(F_lin·q / (η_c·F), F_lin / (ε·P)) on a GPU with a catalogued board power P (``tdp_w``) and FLOPS figure:
-        ε = ``gemm_tflops_per_watt`` (TFLOPs per joule). Measured 2024 F16 prefill follows the tensor rate on Ampere GA102 cards
-        (RTX 3090, A6000, A40: ≈ 0.47 of it) but the board power on parts whose tensor rate outgrew it (RTX 6000 Ada
-        at 300 W reaches 107 TFLOPS where an RTX 4090 of the same AD102 chip at 450 W reaches 151; H100 PCIe at
-        350 W reaches 23 % of its tensor rate)
+        max(F_lin·q / (η_c·F), F_lin / (ε·P)) on a GPU with a catalogued board power P (``tdp_w``) and FLOPS
+        figure: ε = ``gemm_tflops_per_watt`` (TFLOPS per W). Measured 2024 F16 prefill follows the tensor rate on
+        Ampere GA102 cards (RTX 3090, A6000, A40: 0.42-0.47 of it) but the board power on parts whose tensor rate
+        outgrew it (RTX 6000 Ada at 300 W reaches 100 TFLOPS where an RTX 4090 of the same AD102 chip at 450 W
+        reaches 141; H100 PCIe at 350 W reaches 21 % of its tensor rate; Llama-3-8B F16 pp512, 15.0 GFLOPs a token)
       * MMQ on int8 tensor cores (compute capability ≥ 7.5, current builds): the μ bound above
       * MMQ on dp4a (``mmq`` = "dp4a": NVIDIA Pascal with compute capability 6.1, no FP16 MMA, so MMQ at every
         batch size): F_lin / (ν·F32), ν = ``dp4a_flops_per_fp32_flop`` (``__dp4a`` runs on the FP32 pipes). The
         P100 (compute capability 6.0, below ``GGML_CUDA_CC_DP4A``: ``mmq`` = "none") dequantises for cuBLAS GEMMs
-        on its FP16 (non-tensor) rate, quantised-matmul factor 1; Volta takes cuBLAS for batches of
-        ``MMQ_DP4A_MAX_BATCH_SIZE`` (64) and more
+        on its FP16 (non-tensor) rate, quantised-matmul factor 1. Volta (compute capability 7.0) also takes
+        cuBLAS for batches of ``MMQ_DP4A_MAX_BATCH_SIZE`` (64) and more, but the model keeps it on the FP32-bound
+        path above: the one Volta row (TITAN V, 35 TFLOPS effective, 30 % of its tensor rate) is matched by that
+        path (+4 %) and missed by the cuBLAS path of the current constants (+65 %); an open question until more
+        Volta measurements exist
 
 Layer split across k GPUs runs the m = ⌈p / ubatch⌉ micro-batches of the prompt as a pipeline: ideally
 (m + k − 1)/(m·k) of the single-GPU time. llama.cpp's pipeline parallelism (4 in-flight copies of the inputs)
