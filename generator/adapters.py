@@ -8,7 +8,8 @@ from typing import Any, Callable
 from .catalog.schema import Gpu, Model
 from .estimate.api import ModelSpec, native_format
 from .estimate.architecture import parse_hf_config
-from .estimate.device import DeviceSpec, Parallel, ampere_or_newer, geforce_rate, is_hbm, pre_ampere, usable_memory
+from .estimate.device import (DeviceSpec, Parallel, ampere_or_newer, geforce_rate, is_hbm, pascal_dp4a, pre_ampere,
+                               usable_memory)
 
 
 def model_spec(model: Model) -> ModelSpec:
@@ -39,6 +40,7 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         hbm=is_hbm(gpu.memory_type), graphs=not pre_ampere(gpu.vendor, gpu.launch_date),
         ampere_or_newer=ampere_or_newer(gpu.vendor, gpu.launch_date),
         fp32_flops=gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None,
+        mmq="dp4a" if pascal_dp4a(gpu.vendor, gpu.launch_date) else "mma",
     )
 
 

@@ -395,7 +395,8 @@ def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
     return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops, device.backend, device.count,
                              device.parallel, device.interconnect_bytes_per_s,
                              fp16_accumulate_doubles=device.fp16_accumulate_doubles, hbm=device.hbm,
-                             graphs=device.graphs, fp32_flops=device.fp32_flops)
+                             graphs=device.graphs, fp32_flops=device.fp32_flops, tdp_w=device.tdp_w,
+                             mmq=device.mmq)
 
 
 def _on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> tuple[_Prepared, int, int, int, Verdict | None]:
@@ -519,9 +520,13 @@ def _flops_rule(device: DeviceSpec) -> str:
             mmq = (f"; quantised matmul at most {c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 "
                    f"{device.fp32_flops / 1e12:.1f} TFLOPS")
         return f"catalogued dense FP16 tensor {flops / 1e12:.1f} TFLOPS per GPU{doubled}{mmq}"
+    dp4a = ""
+    if device.mmq == "dp4a" and c.dp4a_flops_per_fp32_flop is not None and device.fp32_flops is not None:
+        dp4a = (f"; quantised matmul on dp4a at {c.dp4a_flops_per_fp32_flop:.2f} × the catalogued FP32 "
+                f"{device.fp32_flops / 1e12:.1f} TFLOPS")
     return (f"no FP16 FLOPS catalogued: {c.flops_per_byte:.1f} FLOPs per byte/s × {device.bandwidth_bytes_per_s / 1e9:.0f}"
             f" GB/s = {flops / 1e12:.1f} TFLOPS per GPU{doubled}, the {c.family} compute-to-bandwidth balance fitted "
-            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}")
+            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}{dp4a}")
 
 
 def quant_info(name: str) -> QuantInfo | None:

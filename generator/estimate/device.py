@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal, Sequence
 
+from .speed import MmqKernel
+
 GIB = 2**30
 Parallel = Literal["layer", "tensor"]
 
@@ -48,6 +50,7 @@ class DeviceSpec:
     graphs: bool = True  # llama.cpp replays decode steps as CUDA graphs (not on NVIDIA parts older than Ampere)
     ampere_or_newer: bool = False  # an NVIDIA part known to be Ampere (SM 8.0) or newer (see ``ampere_or_newer``)
     fp32_flops: float | None = None  # per GPU, non-tensor FP32 (bounds current llama.cpp's quantised matmul)
+    mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel: "dp4a" on NVIDIA Pascal (see ``pascal_dp4a``)
 
     @property
     def per_gpu_usable_bytes(self) -> int:
@@ -80,6 +83,16 @@ def pre_ampere(vendor: str, launch_date: date | None) -> bool:
     disables CUDA graphs (ggml-cuda.cu, ``cc < GGML_CUDA_CC_AMPERE``). The catalogue has no architecture field; the
     launch date separates them (every catalogued NVIDIA part launched since 2020-05-14 is Ampere or newer)."""
     return vendor == "nvidia" and launch_date is not None and launch_date < AMPERE_LAUNCH
+
+
+VOLTA_LAUNCH = date(2017, 6, 21)  # Tesla V100 PCIe (TechPowerUp release date), the first part with tensor cores
+
+
+def pascal_dp4a(vendor: str, launch_date: date | None) -> bool:
+    """NVIDIA parts launched before Volta, i.e. Pascal without tensor cores, on which llama.cpp's quantised matmul (MMQ)
+    runs on dp4a at every batch size (ggml-cuda/mmq.cu ``ggml_cuda_should_use_mmq``: no FP16 MMA). Compute capability
+    6.1 is assumed: the catalogue holds no GP100 (6.0) or Maxwell part, which lack dp4a."""
+    return vendor == "nvidia" and launch_date is not None and launch_date < VOLTA_LAUNCH
 
 
 def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:

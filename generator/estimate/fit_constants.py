@@ -5,7 +5,9 @@ module only fits). One constants set per (family, era) with rows: 2024 builds (C
 (CUDA, ROCm, Vulkan). A family's current set starts from what the older era or CUDA fitted and refits only what its
 rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``; current CUDA also fits
 ``mmq_flops_per_fp32_flop``, the quantised matmul's FLOPs per non-tensor FP32 FLOP, with the quantised-matmul factor on
-the rated prefill rows). Decode constants are
+the rated prefill rows, and ``dp4a_flops_per_fp32_flop`` on the rows of Pascal GPUs, whose MMQ runs on dp4a; 2024 CUDA
+also fits ``gemm_tflops_per_watt``, the board-power bound of the cuBLAS GEMMs, on GPUs with a catalogued TDP). Decode
+constants are
 fitted on decode rows first, then prefill constants on prefill rows with the decode constants held. The loss is a
 soft-L1 (robust) loss on ln(predicted / measured), minimised by a Nelder–Mead search in log-parameter space; no row
 is special-cased.
@@ -41,17 +43,17 @@ LOSS_SCALE = 0.1  # soft-L1 turns from quadratic to linear at 10 % error
 DECODE_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "launch_s",
                  "launch_per_layer_s", "launch_per_layer_ungraphed_s", "split_s")
 PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor", "dequant_bytes_per_weight",
-                  "score_bytes", "pipeline_efficiency")
+                  "score_bytes", "pipeline_efficiency", "gemm_tflops_per_watt")
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
 EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "compute_efficiency",
                 "attention_efficiency", "pipeline_efficiency")
 FACTORS = ("dequant_factor",)
-UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes")  # see fit_family
+UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes", "gemm_tflops_per_watt")  # see fit_family
 START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.6, kv_efficiency=0.3,
                          launch_s=1e-3, launch_per_layer_s=3e-5, split_s=2e-4, compute_efficiency=0.4,
                          attention_efficiency=0.5, dequant_factor=1.05, pipeline_efficiency=0.8,
                          flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0,
-                         launch_per_layer_ungraphed_s=1e-4)
+                         launch_per_layer_ungraphed_s=1e-4, gemm_tflops_per_watt=0.4)
 FLOOR = 1e-7
 START_CAP = 0.95  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
@@ -116,6 +118,9 @@ MMQ_FACTOR_FLOOR = 0.5
 # fitted with the quantised-matmul factor where the family's rated prefill rows include GPUs with an FP32 figure.
 MMQ_FAMILIES = ("cuda",)
 MMQ_START = 2.0
+# dp4a MMQ on Pascal (speed docstring): ν starts at 1 matmul FLOP per FP32 FLOP and is fitted on the family's prefill
+# rows of dp4a GPUs with an FP32 figure.
+DP4A_START = 1.0
 CURRENT_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "launch_per_layer_s",
                   "launch_per_layer_ungraphed_s", "dequant_factor")
 
@@ -162,6 +167,8 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
             continue
         if f == "launch_per_layer_ungraphed_s" and all(c.device.graphs for c in cases):
             continue
+        if f == "gemm_tflops_per_watt" and not any(c.device.tdp_w is not None for c in cases):
+            continue
         # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of
         # several sizes) pin both.
         sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
@@ -192,6 +199,10 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
                                     if mmq else None)
         fields = (["dequant_factor"] if rated else []) + (["mmq_flops_per_fp32_flop"] if mmq else [])
         start = _fit_fields(rated, start, fields, factor_floor=MMQ_FACTOR_FLOOR)
+        dp4a = [c for c in prefill if c.device.mmq == "dp4a" and c.device.fp32_flops is not None]
+        if dp4a:
+            start = dataclasses.replace(start, dp4a_flops_per_fp32_flop=start.dp4a_flops_per_fp32_flop or DP4A_START)
+            start = _fit_fields(dp4a, start, ["dp4a_flops_per_fp32_flop"])
         return _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"] if prefill else [])
     start = _fit_fields(decode, start, _identifiable(DECODE_FIELDS, decode))
     if rated:
@@ -200,7 +211,8 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     elif prefill:
         # With F = flops_per_byte × bandwidth for every GPU, traffic over the bandwidth is indistinguishable from
         # FLOPs over F: the dequantisation and score traffic fold into dequant_factor and attention_efficiency.
-        start = dataclasses.replace(start, compute_efficiency=1.0, dequant_bytes_per_weight=0.0, score_bytes=0.0)
+        start = dataclasses.replace(start, compute_efficiency=1.0, dequant_bytes_per_weight=0.0, score_bytes=0.0,
+                                    gemm_tflops_per_watt=None)
         fields = [f for f in _identifiable(PREFILL_FIELDS, prefill) if f not in UNRATED_FIXED] + ["flops_per_byte"]
         start = _fit_fields(prefill, start, fields)
     return start

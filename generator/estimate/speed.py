@@ -53,6 +53,24 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
         fitted μ = ``mmq_flops_per_fp32_flop``: current builds' MMQ kernels run at a fixed multiple μ of the GPU's
         non-tensor FP32 rate F32 (``fp32_flops``) on every tensor-core card, datacenter parts included, whose tensor
         rates they do not reach; a GPU without an F32 figure keeps the tensor path alone
+    The kernel per GPU generation and build era (ggml-cuda/mmq.cu ``ggml_cuda_should_use_mmq`` today; before pull
+    request 8075 of 2024-06-24, ggml-cuda.cu sent every batch above ``MMQ_MAX_BATCH_SIZE`` = 32, "max batch size to
+    use MMQ kernels when tensor cores are available", to dequantise + cuBLAS on compute capability ≥ 7.0):
+      * cuBLAS F16 GEMMs (16-bit weights in every era; all weights in 2024 builds): F_lin·q / (η_c·F) becomes
+        max(F_lin·q / (η_c·F), F_lin / (ε·P)) on a GPU with a catalogued board power P (``tdp_w``) and FLOPS
+        figure: ε = ``gemm_tflops_per_watt`` (TFLOPS per W). Measured 2024 F16 prefill follows the tensor rate on
+        Ampere GA102 cards (RTX 3090, A6000, A40: 0.42-0.47 of it) but the board power on parts whose tensor rate
+        outgrew it (RTX 6000 Ada at 300 W reaches 100 TFLOPS where an RTX 4090 of the same AD102 chip at 450 W
+        reaches 141; H100 PCIe at 350 W reaches 21 % of its tensor rate; Llama-3-8B F16 pp512, 15.0 GFLOPs a token)
+      * MMQ on int8 tensor cores (compute capability ≥ 7.5, current builds): the μ bound above
+      * MMQ on dp4a (``mmq`` = "dp4a": NVIDIA Pascal with compute capability 6.1, no FP16 MMA, so MMQ at every
+        batch size): F_lin / (ν·F32), ν = ``dp4a_flops_per_fp32_flop`` (``__dp4a`` runs on the FP32 pipes). The
+        P100 (compute capability 6.0, below ``GGML_CUDA_CC_DP4A``: ``mmq`` = "none") dequantises for cuBLAS GEMMs
+        on its FP16 (non-tensor) rate, quantised-matmul factor 1. Volta (compute capability 7.0) also takes
+        cuBLAS for batches of ``MMQ_DP4A_MAX_BATCH_SIZE`` (64) and more, but the model keeps it on the FP32-bound
+        path above: the one Volta row (TITAN V, 35 TFLOPS effective, 30 % of its tensor rate) is matched by that
+        path (+4 %) and missed by the cuBLAS path of the current constants (+65 %); an open question until more
+        Volta measurements exist
 
 Layer split across k GPUs runs the m = ⌈p / ubatch⌉ micro-batches of the prompt as a pipeline: ideally
 (m + k − 1)/(m·k) of the single-GPU time. llama.cpp's pipeline parallelism (4 in-flight copies of the inputs)
@@ -81,6 +99,10 @@ from .backend import BackendConstants
 from .constants import CONSTANTS
 
 Parallel = Literal["layer", "tensor"]
+# llama.cpp's kernel for quantised matmuls at prefill batch sizes (CUDA, ``ggml_cuda_should_use_mmq``): MMQ on int8
+# tensor cores or a non-NVIDIA backend's own kernels ("mma"), MMQ on dp4a ("dp4a", Pascal cc 6.1), or dequantise +
+# cuBLAS ("none", compute capability below 6.1: no dp4a).
+MmqKernel = Literal["mma", "dp4a", "none"]
 
 UBATCH_TOKENS = 512  # llama.cpp default n_ubatch: weights are read once per micro-batch
 # Dual-channel DDR5-5600: 2 channels × 8 bytes × 5600 MT/s (JEDEC JESD79-5 data rate); a typical desktop.
@@ -135,6 +157,8 @@ class SpeedDevice:
     hbm: bool = False  # stacked HBM memory: decode reaches hbm_bandwidth_efficiency of the datasheet bandwidth
     graphs: bool = True  # the engine replays each step as a CUDA graph (llama.cpp: NVIDIA Ampere and newer only)
     fp32_flops: float | None = None  # non-tensor FP32 FLOPS of one GPU; None: not catalogued (tensor path only)
+    tdp_w: float | None = None  # board power of one GPU (catalogued TDP); None: no power bound on its GEMMs
+    mmq: MmqKernel = "mma"  # the quantised-matmul kernel llama.cpp picks for this GPU (see ``MmqKernel``)
 
     def datasheet_flops(self, c: "BackendConstants") -> float:
         """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
@@ -252,12 +276,20 @@ def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, dep
 
 
 def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: float) -> float:
-    """Seconds for ``flops`` matmul FLOPs of the model's linear layers: the tensor path (F16 GEMM rate × η_c, times
-    the quantised-matmul factor), or for quantised weights the FP32-bound MMQ path where that is slower."""
-    tensor = flops * (c.dequant_factor if work.quantized else 1.0) / (c.compute_efficiency * device.gemm_flops(c) * _tp(device))
-    if not work.quantized or c.mmq_flops_per_fp32_flop is None or device.fp32_flops is None:
-        return tensor
-    return max(tensor, flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * _tp(device)))
+    """Seconds for ``flops`` matmul FLOPs of the model's linear layers, on the kernel llama.cpp picks (module docstring):
+    dp4a MMQ on Pascal, FP32-bound tensor MMQ for quantised weights where the era has it, else cuBLAS GEMMs at the
+    tensor rate × η_c (times the quantised-matmul factor) and, with a TDP, at most ε × TDP."""
+    n = _tp(device)
+    if (work.quantized and device.mmq == "dp4a" and c.dp4a_flops_per_fp32_flop is not None
+            and device.fp32_flops is not None):
+        return flops / (c.dp4a_flops_per_fp32_flop * device.fp32_flops * n)
+    mmq = work.quantized and device.mmq != "none"  # "none": dequantised weights run the F16 GEMMs (factor 1)
+    tensor = flops * (c.dequant_factor if mmq else 1.0) / (c.compute_efficiency * device.gemm_flops(c) * n)
+    if mmq and c.mmq_flops_per_fp32_flop is not None:
+        return tensor if device.fp32_flops is None else max(tensor, flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * n))
+    if c.gemm_tflops_per_watt is not None and device.tdp_w is not None and device.fp16_flops is not None:
+        return max(tensor, flops / (c.gemm_tflops_per_watt * 1e12 * device.tdp_w * n))
+    return tensor
 
 
 def decode_tokens_per_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None,

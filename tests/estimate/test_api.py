@@ -290,3 +290,33 @@ def test_catalogued_fp32_rate_reaches_quantised_prefill():
     assert with_fp32.prefill_tokens_per_s < 0.5 * without.prefill_tokens_per_s
     assert f"{c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 66.9 TFLOPS" in dict(with_fp32.assumptions)[
         "speed.prefill_flops"]
+
+
+def test_pascal_runs_quantised_prefill_on_dp4a_and_f16_gemms_stop_at_the_board_power():
+    import yaml
+
+    load = lambda name: Gpu.model_validate(yaml.safe_load(open(f"catalog/gpus/{name}.yaml", encoding="utf-8")))  # noqa: E731
+    p40, h100 = device_spec(load("tesla-p40")), device_spec(load("h100-sxm"))
+    # The P40 (Pascal, launched 2016-09-13, before the first tensor-core part) takes dp4a MMQ on its FP32 rate.
+    assert p40.mmq == "dp4a" and p40.fp32_flops == pytest.approx(11.76e12) and p40.fp16_flops is None
+    assert h100.mmq == "mma" and h100.tdp_w == 700
+    c = api.speed.constants_for("cuda")
+    request = api.Request(prompt_tokens=512)
+    rate = api.estimate(spec(LLAMA_8B), p40, request).prefill_tokens_per_s
+    assert rate * 2 * 7.5e9 <= c.dp4a_flops_per_fp32_flop * 11.76e12  # ν × FP32 at most (7.5e9 matmul weights)
+    assert rate < api.estimate(spec(LLAMA_8B), dataclasses.replace(p40, mmq="mma"), request).prefill_tokens_per_s
+    assert f"dp4a at {c.dp4a_flops_per_fp32_flop:.2f} × the catalogued FP32 11.8 TFLOPS" in dict(
+        api.estimate(spec(LLAMA_8B), p40, request).assumptions)["speed.prefill_flops"]
+    # F16 weights go through cuBLAS: on the H100 SXM ε × 700 W binds below η_c × 989 TFLOPS.
+    f16 = api.Request(quant="F16", prompt_tokens=512)
+    bound, free = (api.estimate(spec(LLAMA_8B), d, f16).prefill_tokens_per_s
+                   for d in (h100, dataclasses.replace(h100, tdp_w=None)))
+    assert c.gemm_tflops_per_watt * 1e12 * 700 < c.compute_efficiency * 989e12 and bound < free
+
+
+def test_pascal_dp4a_rule_by_launch_date():
+    from generator.estimate.device import pascal_dp4a
+
+    assert pascal_dp4a("nvidia", dt.date(2017, 4, 6))  # TITAN Xp
+    assert not pascal_dp4a("nvidia", dt.date(2017, 12, 7))  # TITAN V: tensor cores, cuBLAS for big batches
+    assert not pascal_dp4a("amd", dt.date(2016, 1, 1)) and not pascal_dp4a("nvidia", None)

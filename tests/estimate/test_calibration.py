@@ -67,11 +67,12 @@ def test_committed_cross_validated_error_meets_targets() -> None:
     stats = {(m, g, k): (n, md, s) for m, g, k, n, md, _, s in constants.CV_STATS}
     n, median, within = stats[("gpu", "all", "decode_tps")]
     assert n > 400 and median <= 0.08 and within >= 0.90
-    # The issue asks ≤ 15 % for prefill; the committed fit reaches 16.8 % over all rows, most of them 2024 builds
-    # (16.5 % there), and 9.9 % on current CUDA builds, whose quantised matmul follows the FP32 rate: held at what is
-    # achieved so that a worse fit fails.
-    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.17
-    assert stats[("gpu", "cuda 2025-26", "prefill_tps")][1] <= 0.105
+    # The issue asks ≤ 15 % for prefill; the committed fit reaches 12.2 % over all rows, 11.5 % on the 2024 CUDA rows
+    # (cuBLAS GEMMs bound by the board power) and 8.7 % on current CUDA builds (MMQ following the FP32 rate, dp4a on
+    # Pascal): held at what is achieved so that a worse fit fails.
+    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.125
+    assert stats[("gpu", "cuda 2024-05", "prefill_tps")][1] <= 0.12
+    assert stats[("gpu", "cuda 2025-26", "prefill_tps")][1] <= 0.09
     assert stats[("gpu", "cuda 2025-26", "decode_tps")][0] == 20
     assert {("source", "all", k) for k in calibration.SPEED_KINDS} <= stats.keys()
     # The stored in-sample statistics are what the committed constants give.
@@ -104,8 +105,15 @@ def test_physical_ranges() -> None:
         # MMQ FLOPs per FP32 FLOP: current CUDA builds only; int8 dot products (dp4a: 4 multiply-adds where an FP32
         # FMA does 1) bound it at 4.
         assert c.mmq_flops_per_fp32_flop is None or 1 <= c.mmq_flops_per_fp32_flop <= 4
+        # dp4a MMQ on Pascal: at most 4 int8 multiply-adds per FP32 FMA slot.
+        assert c.dp4a_flops_per_fp32_flop is None or 0 < c.dp4a_flops_per_fp32_flop <= 4
+        # GEMM TFLOPS per W of board power: between 0.1 and 3 (the densest datasheet tensor rates per
+        # TDP in the catalogue, B200's 2,250 TFLOPS at 1,000 W, stay below 3).
+        assert c.gemm_tflops_per_watt is None or 0.1 <= c.gemm_tflops_per_watt <= 3
     assert constants.ERA_CONSTANTS[("cuda", calibration.ERA_CURRENT)].mmq_flops_per_fp32_flop is not None
     assert constants.ERA_CONSTANTS[("cuda", calibration.ERA_2024)].mmq_flops_per_fp32_flop is None
+    assert constants.ERA_CONSTANTS[("cuda", calibration.ERA_2024)].gemm_tflops_per_watt is not None
+    assert constants.ERA_CONSTANTS[("cuda", calibration.ERA_CURRENT)].dp4a_flops_per_fp32_flop is not None
 
 
 def test_fallback_flops_are_sourced_or_absent() -> None:

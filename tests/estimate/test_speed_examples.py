@@ -62,6 +62,41 @@ def test_quantised_prefill_bound_by_the_fp32_rate_by_hand() -> None:
     assert speed.prefill_s(f16, dev, mmq, 512) == pytest.approx(speed.prefill_s(f16, DEV, K, 512))
 
 
+def test_gemm_power_bound_by_hand() -> None:
+    # cuBLAS F16 GEMMs at most ε × TDP: 0.1 TFLOPS per W × 300 W = 3e13 FLOPS, so the 16-bit prefill's
+    # 512 × 1.4e10 FLOPs take 238.933… ms instead of the tensor path's 512 × 1.4e10 / (0.5 × 1e14) = 143.36 ms;
+    # attention (2.62656 ms) and launches (1.6 ms) as above.
+    power = dataclasses.replace(K, gemm_tflops_per_watt=0.1)
+    f16 = dataclasses.replace(DENSE, quantized=False)
+    board = dataclasses.replace(DEV, tdp_w=300.0)
+    assert speed.prefill_s(f16, board, power, 512) == pytest.approx(512 * 1.4e10 / 3e13 + 2.62656e-3 + 1.6e-3)
+    # 1000 W (1e14 FLOPS) leaves the tensor path binding; no TDP, or no fitted ε, means no bound.
+    tensor = speed.prefill_s(f16, DEV, K, 512)
+    assert tensor == pytest.approx(143.36e-3 + 2.62656e-3 + 1.6e-3)
+    assert speed.prefill_s(f16, dataclasses.replace(DEV, tdp_w=1000.0), power, 512) == pytest.approx(tensor)
+    assert speed.prefill_s(f16, DEV, power, 512) == pytest.approx(tensor)
+    assert speed.prefill_s(f16, board, K, 512) == pytest.approx(tensor)
+    # 2024 builds dequantise quantised weights for the same GEMMs: bound alike (238.933 ms > 114.688 ms). Current
+    # builds' MMQ (μ fitted) does not run cuBLAS: the quantised prefill keeps its MMQ time.
+    assert speed.prefill_s(DENSE, board, power, 512) == pytest.approx(512 * 1.4e10 / 3e13 + 2.62656e-3 + 1.6e-3)
+    mmq = dataclasses.replace(power, mmq_flops_per_fp32_flop=2.0)
+    assert speed.prefill_s(DENSE, board, mmq, 512) == pytest.approx(speed.prefill_s(DENSE, DEV, mmq, 512))
+
+
+def test_dp4a_mmq_by_hand() -> None:
+    # Pascal (dp4a, no tensor cores): MMQ at ν = 1.25 FLOPs per FP32 FLOP of a 10 TFLOPS card, whatever the tensor
+    # figure: 512 × 1.4e10 / 1.25e13 = 573.44 ms; attention and launches as above.
+    pascal = dataclasses.replace(DEV, mmq="dp4a", fp32_flops=10e12)
+    dp4a = dataclasses.replace(K, dp4a_flops_per_fp32_flop=1.25, mmq_flops_per_fp32_flop=2.0)
+    assert speed.prefill_s(DENSE, pascal, dp4a, 512) == pytest.approx(573.44e-3 + 2.62656e-3 + 1.6e-3)
+    # 16-bit weights, a card with tensor cores, or constants without ν keep their usual paths.
+    f16 = dataclasses.replace(DENSE, quantized=False)
+    assert speed.prefill_s(f16, pascal, dp4a, 512) == pytest.approx(speed.prefill_s(f16, DEV, K, 512))
+    turing = dataclasses.replace(pascal, mmq="mma")
+    assert speed.prefill_s(DENSE, turing, dp4a, 512) == pytest.approx(512 * 1.4e10 / 2e13 + 2.62656e-3 + 1.6e-3)
+    assert speed.prefill_s(DENSE, pascal, K, 512) == pytest.approx(speed.prefill_s(DENSE, DEV, K, 512))
+
+
 def test_hybrid_decode_by_hand() -> None:
     # Depth 32,768: weights 3.75 ms; recurrent state 6e7 / 0.8e12 = 75 µs; full-attention KV 16,384 × 32,768 / 0.5e12
     # = 1.073741824 ms; the window layers read only 128 tokens: 8192 × 128 / 0.5e12 = 2.097152 µs; launches 2.4 ms.
@@ -83,18 +118,26 @@ workloads = st.sampled_from([DENSE, MOE, HYBRID, dataclasses.replace(DENSE, quan
 @settings(max_examples=80, deadline=None)
 @given(work=workloads, backend=st.sampled_from(["cuda", "metal", "rocm"]), bw=st.floats(5e10, 1e13),
        flops=st.floats(1e12, 3e15), geforce=st.booleans(), hbm=st.booleans(), depth=st.integers(0, 65_536),
-       prompt=st.integers(1, 8192), fp32=st.one_of(st.none(), st.floats(1e12, 2e14)))
+       prompt=st.integers(1, 8192), fp32=st.one_of(st.none(), st.floats(1e12, 2e14)),
+       tdp=st.one_of(st.none(), st.floats(30.0, 1500.0)), mmq=st.sampled_from(["mma", "dp4a", "none"]))
 def test_prefill_never_beats_the_compute_roofline(work: Workload, backend: str, bw: float, flops: float,
                                                   geforce: bool, hbm: bool, depth: int, prompt: int,
-                                                  fp32: float | None) -> None:
-    dev = SpeedDevice(bw, flops, backend, fp16_accumulate_doubles=geforce, hbm=hbm, fp32_flops=fp32)
+                                                  fp32: float | None, tdp: float | None, mmq: str) -> None:
+    dev = SpeedDevice(bw, flops, backend, fp16_accumulate_doubles=geforce, hbm=hbm, fp32_flops=fp32, tdp_w=tdp,
+                      mmq=mmq)
     c = speed.constants_for(backend)
+    rate = speed.prefill_tokens_per_s(work, dev, c, prompt, depth) * work.linear_flops_per_token
+    if mmq == "dp4a" and work.quantized and fp32 is not None and c.dp4a_flops_per_fp32_flop is not None:
+        # dp4a: 4 int8 multiply-adds per instruction where an FP32 FMA does 1, so never above 4 × the FP32 rate.
+        assert rate <= min(c.dp4a_flops_per_fp32_flop, 4.0) * fp32 * (1 + 1e-9)
+        return
     # The fastest unit a matmul can use: the F16 GEMM rate, or int8 tensor cores (twice it) for quantised weights.
     peak = dev.gemm_flops(c) * (1 / MMQ_FACTOR_FLOOR if work.quantized else 1.0)
-    rate = speed.prefill_tokens_per_s(work, dev, c, prompt, depth) * work.linear_flops_per_token
     assert rate <= peak
-    if work.quantized and fp32 is not None and c.mmq_flops_per_fp32_flop is not None:
+    if work.quantized and mmq == "mma" and fp32 is not None and c.mmq_flops_per_fp32_flop is not None:
         assert rate <= c.mmq_flops_per_fp32_flop * fp32 * (1 + 1e-9)  # current MMQ: never above μ × the FP32 rate
+    if (not work.quantized or mmq == "none") and tdp is not None and c.gemm_tflops_per_watt is not None:
+        assert rate <= c.gemm_tflops_per_watt * 1e12 * tdp * (1 + 1e-9)  # cuBLAS GEMMs: never above ε × the board power
 
 
 @settings(max_examples=80, deadline=None)
