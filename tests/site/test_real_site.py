@@ -7,54 +7,49 @@ from pathlib import Path
 
 import pytest
 
+from generator.adapters import device_spec, model_spec
+from generator.catalog.load import load_catalog
 from generator.quality import check_site, validate_html
 from generator.quality.lighthouse import audit_site, default_pages
 from generator.quality.vnu import one_page_of_each_kind
 from tests.site.conftest import BASE_URL
 
 NEAR_DUPLICATE = re.compile(r"^(\S+): near-duplicate <main> text, \d+% alike (\S+) ")
-# Pages the estimator cannot tell apart: same architecture (fine-tunes and re-releases) or the same GPU facts.
-# Each is a known limit of the content, listed so that any NEW near-duplicate fails the gate.
-IDENTICAL_ESTIMATES = {
-    frozenset(pair)
-    for language in ("en", "de")
-    for pair in [
-        (f"{language}/models/minimax-m2.5/index.html", f"{language}/models/minimax-m2.7/index.html"),
-        (f"{language}/models/llama-3.1-70b/index.html", f"{language}/models/llama-3.3-70b/index.html"),
-        (f"{language}/models/deepseek-r1-distill-llama-70b/index.html", f"{language}/models/llama-3.1-70b/index.html"),
-        (f"{language}/models/deepseek-r1-distill-llama-70b/index.html", f"{language}/models/llama-3.3-70b/index.html"),
-        (f"{language}/models/glm-5/index.html", f"{language}/models/glm-5.1/index.html"),
-        (f"{language}/models/deepseek-r1/index.html", f"{language}/models/deepseek-v3/index.html"),
-        (f"{language}/gpus/apple-m2-16gb/index.html", f"{language}/gpus/apple-m3-16gb/index.html"),
-        (f"{language}/gpus/apple-m2-24gb/index.html", f"{language}/gpus/apple-m3-24gb/index.html"),
-        # Same architecture as the model-page pair above: the pair pages differ only in names and sources, and the
-        # quality grades and pick reasons (identical for identical estimates) tipped this one over 90 %.
-        (f"{language}/models/glm-5/l40s/index.html", f"{language}/models/glm-5.1/l40s/index.html"),
-        (f"{language}/models/llama-4-maverick/rtx-2060-super/index.html",
-         f"{language}/models/llama-4-maverick/rtx-2070-super/index.html"),
-        # Same memory and bandwidth and no sourced FP16 figure for either card: every model row is identical.
-        (f"{language}/gpus/rtx-2060-super/index.html", f"{language}/gpus/rtx-2070-super/index.html"),
-        # Same architecture (Qwen2.5-32B): the model pages' cheapest serving setups are identical too.
-        (f"{language}/models/deepseek-r1-distill-qwen-32b/index.html", f"{language}/models/qwen2.5-coder-32b/index.html"),
-        # Same architecture: the same GPUs compared with the same numbers.
-        (f"{language}/compare/qwen3.5-27b/index.html", f"{language}/compare/qwen3.6-27b/index.html"),
-    ]
-}
-# GPUs the estimator cannot tell apart (see above): a model's pages on one and on the other differ only in the name.
-TWIN_GPUS = ("/rtx-2060-super/", "/rtx-2070-super/")
 
 
-def _known_limit(first: str, second: str) -> bool:
-    """Whether two near-duplicate pages are a known limit of the content, not a new defect."""
-    if frozenset((first, second)) in IDENTICAL_ESTIMATES:
-        return True
-    return first.replace(*TWIN_GPUS) == second.replace(*TWIN_GPUS) and first != second
+def _twin_classes(groups: dict[tuple, list[str]]) -> dict[str, str]:
+    """Each id that shares its key with another, mapped to the first id of its group."""
+    return {member: min(ids) for ids in groups.values() if len(ids) > 1 for member in ids}
+
+
+@pytest.fixture(scope="module")
+def twins() -> dict[str, str]:
+    """Models with the same parameter counts (fine-tunes and re-releases of one architecture) and GPUs with the same
+    memory, bandwidth and backend: the estimator's inputs that set every figure, so their pages can only differ in
+    names and sources. Derived from the catalogue, so that any other near-duplicate fails the gate."""
+    catalog = load_catalog(Path("catalog"))
+    models: dict[tuple, list[str]] = {}
+    for model in catalog.models.values():
+        spec = model_spec(model)
+        models.setdefault((spec.total_params, spec.active_params), []).append(model.id)
+    gpus: dict[tuple, list[str]] = {}
+    for gpu in catalog.gpus.values():
+        spec = device_spec(gpu)
+        gpus.setdefault((spec.memory_bytes, spec.bandwidth_bytes_per_s, spec.backend), []).append(gpu.id)
+    return _twin_classes(models) | _twin_classes(gpus)
+
+
+def _known_limit(first: str, second: str, twins: dict[str, str]) -> bool:
+    """Whether two near-duplicate pages are a known limit of the content: the same page of twin models or GPUs."""
+    def canonical(path: str) -> list[str]:
+        return [twins.get(part, part) for part in path.split("/")]
+    return first != second and canonical(first) == canonical(second)
 
 
 @pytest.mark.slow
-def test_site_gates_pass(real_site: Path):
+def test_site_gates_pass(real_site: Path, twins: dict[str, str]):
     problems = check_site(real_site, base_url=BASE_URL)
-    unexpected = [p for p in problems if not ((m := NEAR_DUPLICATE.match(p)) and _known_limit(*m.groups()))]
+    unexpected = [p for p in problems if not ((m := NEAR_DUPLICATE.match(p)) and _known_limit(*m.groups(), twins))]
     assert unexpected == [], "\n".join(unexpected[:40])
 
 
@@ -73,3 +68,13 @@ def test_lighthouse_scores_at_least_095(real_site: Path):
     scores, failures = audit_site(real_site, pages, BASE_URL)
     assert len(scores) == len(pages)
     assert failures == [], "\n".join(failures)
+
+
+def test_only_the_same_page_of_twins_is_a_known_limit():
+    twins = {"qwq-32b": "qwen2.5-32b", "qwen2.5-32b": "qwen2.5-32b", "rtx-2070-super": "rtx-2060-super",
+             "rtx-2060-super": "rtx-2060-super"}
+    assert _known_limit("en/models/qwq-32b/rtx-2070-super/index.html", "en/models/qwen2.5-32b/rtx-2060-super/index.html",
+                        twins)
+    assert not _known_limit("en/models/qwq-32b/index.html", "en/models/qwq-32b/rtx-2070-super/index.html", twins)
+    assert not _known_limit("en/models/qwq-32b/index.html", "en/models/llama-3.1-8b/index.html", twins)
+    assert not _known_limit("en/models/qwq-32b/index.html", "de/models/qwen2.5-32b/index.html", twins)
