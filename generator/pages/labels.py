@@ -86,6 +86,16 @@ ASSUMPTION_TEXT = frozenset({
     N_("%(a)s per extra GPU (layer split)"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
+    N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU; quantised matmul at most %(b)s × the catalogued FP32 "
+       "%(c)s TFLOPS"),
+    N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce); quantised "
+       "matmul at most %(c)s × the catalogued FP32 %(d)s TFLOPS"),
+    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
+       "compute-to-bandwidth balance fitted on measured llama.cpp prefill; quantised matmul on dp4a at %(e)s × the "
+       "catalogued FP32 %(f)s TFLOPS"),
+    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "
+       "FP16-accumulate GEMMs on GeForce), the %(e)s compute-to-bandwidth balance fitted on measured llama.cpp "
+       "prefill; quantised matmul on dp4a at %(f)s × the catalogued FP32 %(g)s TFLOPS"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
        "compute-to-bandwidth balance fitted on measured llama.cpp prefill"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "

@@ -61,3 +61,12 @@ def test_every_catalogue_code_has_a_label():
     assert set(labels.BACKEND) == set(schema.Backend.__args__)
     assert set(labels.SEGMENT) == set(schema.Segment.__args__)
     assert {"msrp", "street"} == set(labels.PRICE_KIND)
+
+
+def test_every_real_gpu_rule_has_a_german_text(german):
+    """The GPU-dependent rules (FLOPS, quantised-matmul kernel, usable memory) for every catalogued GPU."""
+    results = Results(load_catalog(ROOT / "catalog"))
+    missing = {(key, value) for gpu_id in results.devices
+               for key, value in results.quant_estimate("llama-3.1-8b", gpu_id, "Q4_K_M").assumptions
+               if key not in labels.ASSUMPTION or not labels.localise(value, german, ",")[1]}
+    assert not missing
