@@ -11,7 +11,9 @@ from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
 from . import labels
 from .i18n import LANGUAGES
-from .plan import API_ROOT, PageKey
+from .. import urls
+from ..urls import DATAPACKAGE, PAIRS_CSV
+from .plan import PageKey
 
 SCHEMA_VERSION = "1.1.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
@@ -41,7 +43,7 @@ def _html_paths(key: PageKey) -> dict[str, str]:
 
 
 def _envelope(kind: str, key: PageKey) -> dict[str, Any]:
-    return {"kind": kind, "schema_version": SCHEMA_VERSION, "schema_path": f"{API_ROOT}schema/{kind}.schema.json",
+    return {"kind": kind, "schema_version": SCHEMA_VERSION, "schema_path": urls.api_schema(kind),
             "json_path": key.api_path(), "html_paths": _html_paths(key)}
 
 
@@ -216,17 +218,15 @@ def index_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
                            "decode_tokens_per_s": _speed(p["estimate"].decode_tokens_per_s, p["estimate"].runs)}
                           for p in v["popular"]],
         "popular_pairs_rule": v["popular_rule"],
-        "pair_json_path_template": f"{API_ROOT}models/{{model}}/{{gpu}}.json",
-        "schemas": {kind: f"{API_ROOT}schema/{kind}.schema.json" for kind in KINDS},
-        "changelog_path": f"{API_ROOT}CHANGELOG.md",
+        "pair_json_path_template": urls.api_pair("{model}", "{gpu}"),
+        "schemas": {kind: urls.api_schema(kind) for kind in KINDS},
+        "changelog_path": urls.api_changelog(),
         "assumption_labels": dict(sorted(labels.ASSUMPTION.items())),
         "downloads": {"pairs_csv_path": PAIRS_CSV, "datapackage_path": DATAPACKAGE},
         "licence": {"code": CODE_LICENCE, "data": CODE_LICENCE, "note": LICENCE_NOTE},
     }
 
 
-PAIRS_CSV = "downloads/pairs-default.csv"
-DATAPACKAGE = "downloads/datapackage.json"
 DOCUMENTS = {"pair": pair_document, "model": model_document, "gpu": gpu_document, "index": index_document}
 KINDS = tuple(DOCUMENTS)
 

@@ -8,6 +8,7 @@ from .i18n import DEFAULT_LANGUAGE
 from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
 from . import api, seo, social, views
+from .viewmodels.nav import nav
 from ..results import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
@@ -39,6 +40,7 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
     return {
         "page": page,
         "root": root_prefix(page),
+        "nav": nav(language),
         "site": {"base_url": base_url, "css": names["css"], "js": names["js"], "language_names": LANGUAGE_NAMES},
         "title": view.pop("title"),
         "description": view.pop("description"),

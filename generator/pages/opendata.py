@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import csv
 import io
+import posixpath
 from typing import Any, Callable
 
 from ..results import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, views
-from .plan import API_ROOT, PageKey
+from .. import urls
 
 Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
 
@@ -67,7 +68,7 @@ COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
     ("usd_per_million_tokens_batched", "number", "Rental cost per 1M output tokens, batched, USD",
      _cost("batched_usd_per_mtok")),
     ("pair_json_path", "string", "The pair's JSON document, relative to the site's base URL",
-     lambda r: PageKey("pair", r.model.id, r.gpu.id).api_path()),
+     lambda r: urls.api_pair(r.model.id, r.gpu.id)),
 )
 
 
@@ -97,7 +98,7 @@ def datapackage(base_url: str) -> dict[str, Any]:
                         + api.LICENCE_NOTE),
         "licenses": [{"name": api.CODE_LICENCE, "path": "https://opensource.org/licenses/MIT", "title": "MIT License"}],
         "resources": [{
-            "name": "pairs-default", "path": "pairs-default.csv", "profile": "tabular-data-resource", "format": "csv",
+            "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource", "format": "csv",
             "mediatype": "text/csv", "encoding": "utf-8",
             "schema": {"fields": [{"name": name, "type": kind, "description": text} for name, kind, text, _ in COLUMNS],
                        "primaryKey": ["model_id", "gpu_id"], "missingValues": [""]}}],
@@ -133,20 +134,20 @@ median {prefill['median']:.0%}) and every speed figure carries its backend's err
 
 ## Pages
 
-- [Index]({base_url}en/): every model and GPU
-- [Methodology]({base_url}en/methodology/): formulas, fitted constants and measured error
-- Model pages: {base_url}en/models/{{model}}/
-- GPU pages: {base_url}en/gpus/{{gpu}}/
-- Pair pages: {base_url}en/models/{{model}}/{{gpu}}/ (German: replace en/ with de/)
+- [Index]({base_url}{urls.index("en")}): every model and GPU
+- [Methodology]({base_url}{urls.methodology("en")}): formulas, fitted constants and measured error
+- Model pages: {base_url}{urls.model("en", "{model}")}
+- GPU pages: {base_url}{urls.gpu("en", "{gpu}")}
+- Pair pages: {base_url}{urls.pair("en", "{model}", "{gpu}")} (German: replace en/ with de/)
 
 ## API (static JSON, schema version {api.SCHEMA_VERSION})
 
-- [Index]({base_url}{API_ROOT}index.json): every model and GPU with its document's path
-- Model: {base_url}{API_ROOT}models/{{model}}.json
-- GPU: {base_url}{API_ROOT}gpus/{{gpu}}.json
-- Pair: {base_url}{API_ROOT}models/{{model}}/{{gpu}}.json
-- [Schemas]({base_url}{API_ROOT}schema/pair.schema.json): JSON Schema 2020-12, one per kind (index, model, gpu, pair)
-- [Changelog]({base_url}{API_ROOT}CHANGELOG.md)
+- [Index]({base_url}{urls.api_index()}): every model and GPU with its document's path
+- Model: {base_url}{urls.api_model("{model}")}
+- GPU: {base_url}{urls.api_gpu("{gpu}")}
+- Pair: {base_url}{urls.api_pair("{model}", "{gpu}")}
+- [Schemas]({base_url}{urls.api_schema("pair")}): JSON Schema 2020-12, one per kind (index, model, gpu, pair)
+- [Changelog]({base_url}{urls.api_changelog()})
 
 Keys name their units: *_bytes (bytes), *_tokens_per_s (tokens per second), *_s (seconds), *_usd_* (US dollars); \
 null means not applicable (a setup that does not run has no speed) or not in the catalogue. Paths in documents are \
@@ -154,8 +155,8 @@ relative to {base_url}.
 
 ## Downloads
 
-- [Every pair, default setup (CSV)]({base_url}{api.PAIRS_CSV}): one row per model and GPU
-- [Data dictionary]({base_url}{api.DATAPACKAGE}): Frictionless data package with every column's type and unit
+- [Every pair, default setup (CSV)]({base_url}{urls.PAIRS_CSV}): one row per model and GPU
+- [Data dictionary]({base_url}{urls.DATAPACKAGE}): Frictionless data package with every column's type and unit
 
 ## Licence
 
@@ -165,7 +166,7 @@ relative to {base_url}.
 
 def files(results: Results, base_url: str) -> list[tuple[str, bytes]]:
     """Every site-wide open-data file as (site path, bytes)."""
-    schemas = [(f"{API_ROOT}schema/{kind}.schema.json",
+    schemas = [(urls.api_schema(kind),
                 api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api.KINDS]
-    return [*schemas, (f"{API_ROOT}CHANGELOG.md", changelog()), (api.PAIRS_CSV, pairs_csv(results)),
-            (api.DATAPACKAGE, api.dumps(datapackage(base_url))), ("llms.txt", llms_txt(results, base_url))]
+    return [*schemas, (urls.api_changelog(), changelog()), (urls.PAIRS_CSV, pairs_csv(results)),
+            (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(results, base_url))]

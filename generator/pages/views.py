@@ -17,14 +17,14 @@ from ..links import is_safe_href
 from ..results import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
                        ServingChoice, matrix_quants)
 from . import charts, commands, labels
-from .api import DATAPACKAGE, PAIRS_CSV
-from .plan import API_ROOT, PageKey
+from .. import urls
+from .plan import PageKey
 from markupsafe import Markup
 
 from .i18n import Formatter
 
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
-OPEN_DATA = {"api": f"{API_ROOT}index.json", "csv": PAIRS_CSV, "dictionary": DATAPACKAGE, "llms": "llms.txt"}
+OPEN_DATA = {"api": urls.api_index(), "csv": urls.PAIRS_CSV, "dictionary": urls.DATAPACKAGE, "llms": urls.LLMS_TXT}
 
 
 T = TypeVar("T")
@@ -48,22 +48,6 @@ class Lang:
         except KeyError:
             value = self.memo[key] = compute()
             return value
-
-
-def pair_path(language: str, model_id: str, gpu_id: str) -> str:
-    return f"{language}/models/{model_id}/{gpu_id}/"
-
-
-def model_path(language: str, model_id: str) -> str:
-    return f"{language}/models/{model_id}/"
-
-
-def gpu_path(language: str, gpu_id: str) -> str:
-    return f"{language}/gpus/{gpu_id}/"
-
-
-def compare_path(language: str, model_id: str) -> str:
-    return f"{language}/compare/{model_id}/"
 
 
 def _source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str], str]) -> list[dict[str, Any]]:
@@ -149,7 +133,7 @@ def _link_rows(results: Results, lang: Lang, pairs: list[tuple[str, str]], named
     def row(m: str, g: str) -> dict[str, Any]:
         pick = results.pairs[(m, g)]
         name = results.catalog.gpus[g].name if named == "gpu" else results.catalog.models[m].name
-        return {"path": pair_path(lang.code, m, g), "name": name, "verdict": pick.estimate.verdict,
+        return {"path": urls.pair(lang.code, m, g), "name": name, "verdict": pick.estimate.verdict,
                 "quant": pick.quant, "estimate": pick.estimate}
     return [lang.shared(("link", named, m, g), lambda m=m, g=g: row(m, g)) for m, g in pairs]
 
@@ -195,7 +179,7 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
         rows.append({"method": method, "est": est, "verdict": verdict, "seq_len": FINETUNE_SEQ_LEN,
                      "grads_optimizer_bytes": est.gradients_bytes + est.optimizer_bytes,
                      "suggestion": suggestion[1] if suggestion else None,
-                     "suggestion_path": gpu_path(language, suggestion[0]) if suggestion else None})
+                     "suggestion_path": urls.gpu(language, suggestion[0]) if suggestion else None})
     return rows
 
 
@@ -224,13 +208,13 @@ def about_model(model: Model, spec: Any) -> dict[str, Any]:
     """Catalogue facts of a model: maker, licence, release, repository, native precision, published files."""
     return {"org": model.org, "family": model.family, "license": licence_name(model.license) if model.license else None,
             "release_date": model.release_date,
-            "hf_repo": model.hf_repo, "hf_url": f"https://huggingface.co/{model.hf_repo}",
+            "hf_repo": model.hf_repo, "hf_url": urls.huggingface(model.hf_repo),
             "native": native_precision(model, spec),
-            "gguf": [{"repo": r.repo, "url": f"https://huggingface.co/{r.repo}", "read": r.read,
+            "gguf": [{"repo": r.repo, "url": urls.huggingface(r.repo), "read": r.read,
                       "files": sorted(({"quant": f.quant, "size_bytes": f.size_bytes} for f in r.files),
                                       key=lambda f: -f["size_bytes"])} for r in model.gguf],
             "ollama": [{"tag": t.tag, "quant": t.quant, "size_bytes": t.size_bytes} for t in model.ollama],
-            "checkpoints": [{"repo": c.repo, "quant": c.quant, "url": f"https://huggingface.co/{c.repo}"}
+            "checkpoints": [{"repo": c.repo, "quant": c.quant, "url": urls.huggingface(c.repo)}
                             for c in model.checkpoints]}
 
 
@@ -265,7 +249,7 @@ def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang
         insight["is_fastest"] = True
     elif best and e.runs:
         top = results.pairs[(model_id, best)]
-        insight["fastest"] = {"gpu": results.catalog.gpus[best], "path": pair_path(lang.code, model_id, best),
+        insight["fastest"] = {"gpu": results.catalog.gpus[best], "path": urls.pair(lang.code, model_id, best),
                               "quant": top.quant, "decode": top.estimate.decode_tokens_per_s,
                               "ratio": e.decode_tokens_per_s / top.estimate.decode_tokens_per_s}
     return insight
@@ -294,7 +278,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "split": _split(e),
         "matrix": [{"quant": q, "est": results.quant_estimate(key.model, key.gpu, q), **quality_cells(q, spec.native_format),
                     "best_gpu": results.catalog.gpus.get(results.best_gpu(key.model, q) or ""),
-                    "best_gpu_path": pair_path(lang.code, key.model, results.best_gpu(key.model, q) or "")}
+                    "best_gpu_path": urls.pair(lang.code, key.model, results.best_gpu(key.model, q) or "")}
                    for q in matrix_quants(spec)],
         "sequences_8k": e.max_sequences,
     }
@@ -302,7 +286,7 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     offers = lang.shared(("offers", gpu.id), lambda: offer_rows(results, gpu.id))
     view["offers"] = offers
     view["offers_shown"] = lang.shared(("offers_shown", gpu.id), lambda: cheapest_per_tier(offers))
-    view["gpu_path"] = gpu_path(lang.code, gpu.id)
+    view["gpu_path"] = urls.gpu(lang.code, gpu.id)
     view["prices_as_of"], view["stale_after_days"] = results.price_reference_date, freshness.STALE_AFTER_DAYS
     view["cost"] = rental_cost(offers, e)
     view["rent_vs_buy"] = None
@@ -330,9 +314,9 @@ def pair_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     view["assumptions"] = assumption_rows(e, lang)
     view["error_band"] = results.error_band(gpu.backends[0])
     view.update(related_links(results, key.model, key.gpu, lang))
-    view["compare_path"] = compare_path(lang.code, model.id)
-    view["breadcrumbs"] = [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
-                           _crumb(gpu.name, pair_path(lang.code, model.id, gpu.id))]
+    view["compare_path"] = urls.compare(lang.code, model.id)
+    view["breadcrumbs"] = [_crumb(_("Home"), urls.index(lang.code)), _crumb(model.name, urls.model(lang.code, model.id)),
+                           _crumb(gpu.name, urls.pair(lang.code, model.id, gpu.id))]
     view["title"] = _pair_title(model, gpu, pick.quant, e, lang)
     view["description"] = _pair_description(model, gpu, pick.quant, e, lang)
     view["modified"] = _latest_read(model, gpu)
@@ -427,7 +411,7 @@ def recommended_hardware(results: Results, model_id: str, language: str) -> list
     for pick in results.recommendations(model_id):
         gpu, pair = results.catalog.gpus[pick.gpu], results.pairs[(model_id, pick.gpu)]
         speed = pair.estimate.decode_tokens_per_s
-        rows.append({"role": pick.role, "gpu": gpu, "path": pair_path(language, model_id, pick.gpu),
+        rows.append({"role": pick.role, "gpu": gpu, "path": urls.pair(language, model_id, pick.gpu),
                      "estimate": pair.estimate, "quant": pair.quant, "offer": pick.offer,
                      "grade": fidelity.grade(pair.quant, native), "below_floor": pick.below_floor,
                      "usd_per_tok_s": gpu.price_usd / speed if gpu.price_usd and speed else None,
@@ -489,19 +473,21 @@ def model_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     return {
         "model": model, "spec": spec, "requirements": requirement_rows,
         "quality": {q: fidelity.grade(q, spec.native_format) for q in (requirement_rows[0]["cells"] if requirement_rows else ())},
-        "setups": results.cheapest_setups(key.model),
+        "setups": [{**s, "single_path": urls.pair(lang.code, key.model, s["single"]["gpu"].id) if s["single"] else None,
+                    "multi_path": urls.gpu(lang.code, s["multi"]["gpu"].id) if s["multi"] else None}
+                   for s in results.cheapest_setups(key.model)],
         "serving": [serving_choice_row(results, choice, key.model, lang.code) for choice in results.cheapest_serving(key.model)],
         "serving_floor": serving.MIN_USER_TOKENS_PER_S,
         "serving_prompt_tokens": serving_setup.PAGE_PROMPT_TOKENS, "serving_output_tokens": serving_setup.PAGE_OUTPUT_TOKENS,
         "finetune": [{"method": m, "est": results.finetune(key.model, m), "gpu": results.finetune_gpu(key.model, m)}
                      for m in FINETUNE_METHODS],
         "architecture": architecture_facts(results, key.model), "about_model": about_model(model, spec),
-        "pairs": [{"gpu": results.catalog.gpus[g], "path": pair_path(lang.code, key.model, g),
+        "pairs": [{"gpu": results.catalog.gpus[g], "path": urls.pair(lang.code, key.model, g),
                    "quant": results.pairs[(key.model, g)].quant, "estimate": results.pairs[(key.model, g)].estimate}
                   for g in ranked],
-        "fits_count": fitting, "headline": headline, "compare_path": compare_path(lang.code, model.id),
+        "fits_count": fitting, "headline": headline, "compare_path": urls.compare(lang.code, model.id),
         "sources": _source_rows([(model.name, model)], _),
-        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id))],
+        "breadcrumbs": [_crumb(_("Home"), urls.index(lang.code)), _crumb(model.name, urls.model(lang.code, model.id))],
         "title": _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
         "description": _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; at Q4_K_M it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
             "model": model.name, "q4": lang.fmt.gib(headline["q4_bytes"]), "bf16": lang.fmt.gib(headline["bf16_bytes"]),
@@ -514,7 +500,7 @@ def serving_choice_row(results: Results, choice: ServingChoice, model_id: str, l
     """A model page's serving row: the setup, its operating point and its price, as the pair page it links to shows
     them (the same plan, offer and ``cost.serving_price``)."""
     plan, op = choice.plan, choice.plan.operating
-    return {"precision": plan.precision, "gpu": results.catalog.gpus[choice.gpu], "path": pair_path(language, model_id, choice.gpu),
+    return {"precision": plan.precision, "gpu": results.catalog.gpus[choice.gpu], "path": urls.pair(language, model_id, choice.gpu),
             "gpu_count": plan.gpu_count, "tensor_parallel": plan.tensor_parallel, "engine": plan.engine,
             "concurrency": op.concurrency, "output_tokens_per_s_per_gpu": op.output_tokens_per_s_per_gpu,
             "total_tokens_per_s_per_gpu": op.total_tokens_per_s_per_gpu, "tokens_per_s_per_user": op.tokens_per_s_per_user,
@@ -526,7 +512,7 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     """Every model on one GPU with its best quantization, speed and largest context."""
     _ = lang.gettext
     gpu = results.catalog.gpus[key.gpu]
-    rows = sorted(({"model": results.catalog.models[m], "path": pair_path(lang.code, m, key.gpu),
+    rows = sorted(({"model": results.catalog.models[m], "path": urls.pair(lang.code, m, key.gpu),
                     "quant": results.pairs[(m, key.gpu)].quant, "estimate": results.pairs[(m, key.gpu)].estimate}
                    for m in results.catalog.models),
                   key=lambda r: (RANK[r["estimate"].verdict], -r["estimate"].decode_tokens_per_s, r["model"].id))
@@ -535,9 +521,9 @@ def gpu_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "gpu": gpu, "device": results.devices[key.gpu], "rows": rows, "fits_count": fitting, "about_gpu": about_gpu(gpu),
         "offers": offer_rows(results, key.gpu), "prices_as_of": results.price_reference_date,
         "stale_after_days": freshness.STALE_AFTER_DAYS, "sources": _source_rows([(gpu.name, gpu)], _),
-        "comparisons": [{"model": results.catalog.models[m], "path": compare_path(lang.code, m)}
+        "comparisons": [{"model": results.catalog.models[m], "path": urls.compare(lang.code, m)}
                         for m in results.compared_with[key.gpu]],
-        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(gpu.name, gpu_path(lang.code, gpu.id))],
+        "breadcrumbs": [_crumb(_("Home"), urls.index(lang.code)), _crumb(gpu.name, urls.gpu(lang.code, gpu.id))],
         "title": _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
         "description": _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K context.") % {
             "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
@@ -557,7 +543,7 @@ def compare_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     for gpu_id in results.compare_gpus(model.id):
         pick = results.pairs[(model.id, gpu_id)]
         offers = lang.shared(("offers", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
-        columns.append({"gpu": results.catalog.gpus[gpu_id], "path": pair_path(lang.code, model.id, gpu_id),
+        columns.append({"gpu": results.catalog.gpus[gpu_id], "path": urls.pair(lang.code, model.id, gpu_id),
                         "roles": roles.get(gpu_id, []), "quant": pick.quant, "estimate": pick.estimate,
                         "cost": rental_cost(offers, pick.estimate),
                         "command": next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant,
@@ -565,8 +551,8 @@ def compare_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     names = ", ".join(c["gpu"].name for c in columns)
     return {
         "model": model, "columns": columns,
-        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(model.name, model_path(lang.code, model.id)),
-                        _crumb(_("GPU comparison"), compare_path(lang.code, model.id))],
+        "breadcrumbs": [_crumb(_("Home"), urls.index(lang.code)), _crumb(model.name, urls.model(lang.code, model.id)),
+                        _crumb(_("GPU comparison"), urls.compare(lang.code, model.id))],
         "title": _("%(model)s on %(n)s GPUs side by side: memory, speed and cost") % {"model": model.name, "n": len(columns)},
         "description": _("%(model)s on %(gpus)s: memory, decode speed, time to first token, cost per million tokens "
                          "and launch commands, side by side.") % {"model": model.name, "gpus": names},
@@ -581,9 +567,9 @@ def index_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
     models = sorted(catalog.models.values(), key=lambda m: (m.family, m.total_params, m.id))
     gpus = sorted(catalog.gpus.values(), key=lambda g: (g.vendor, g.memory_bytes, g.id))
     return {
-        "models": [{"model": m, "path": model_path(lang.code, m.id)} for m in models],
-        "gpus": [{"gpu": g, "path": gpu_path(lang.code, g.id), "usable": results.devices[g.id].usable_memory_bytes} for g in gpus],
-        "popular": [{"model": catalog.models[m], "gpu": catalog.gpus[g], "path": pair_path(lang.code, m, g),
+        "models": [{"model": m, "path": urls.model(lang.code, m.id)} for m in models],
+        "gpus": [{"gpu": g, "path": urls.gpu(lang.code, g.id), "usable": results.devices[g.id].usable_memory_bytes} for g in gpus],
+        "popular": [{"model": catalog.models[m], "gpu": catalog.gpus[g], "path": urls.pair(lang.code, m, g),
                      "estimate": results.pairs[(m, g)].estimate} for m, g in results.popular_pairs()],
         "open_data": OPEN_DATA,
         "popular_rule": _("Not a popularity ranking: models spread evenly by size, each on the catalogued GPU with "
@@ -616,7 +602,7 @@ def methodology_view(results: Results, key: Any, lang: Lang) -> dict[str, Any]:
         "serving": serving_methodology(),
         "quality": [{"figure": f, "grade": fidelity.grade_of_kld(f.kld), "imatrix": None if f.imatrix == "none" else f.imatrix}
                     for f in fidelity.figures().values()],
-        "breadcrumbs": [_crumb(_("Home"), f"{lang.code}/"), _crumb(_("Methodology"), f"{lang.code}/methodology/")],
+        "breadcrumbs": [_crumb(_("Home"), urls.index(lang.code)), _crumb(_("Methodology"), urls.methodology(lang.code))],
         "title": _("How VRAM Atlas estimates memory, speed and cost, and how far off it is"),
         "description": _("Formulas per attention kind and quantization, speed constants per backend and engine build, and the error on GPUs and sources left out of the fit, over %(n)s measurements.") % {
             "n": lang.fmt.number(sum(r["rows"] for r in results.cross_validated
