@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from ..results import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, views
+from .viewmodels.common import OfferRow
 from .. import urls
 
 Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
@@ -19,7 +20,7 @@ Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
 class Row:
     """One pair of the CSV: the pages' recommended setup and its rental cost, the objects the pair page shows."""
 
-    def __init__(self, results: Results, model_id: str, gpu_id: str, offers: list[dict[str, Any]]):
+    def __init__(self, results: Results, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]):
         pick = results.pairs[(model_id, gpu_id)]
         self.model, self.gpu = results.catalog.models[model_id], results.catalog.gpus[gpu_id]
         self.quant, self.e = pick.quant, pick.estimate
@@ -31,7 +32,7 @@ def _speed(name: str) -> Getter:
 
 
 def _cost(name: str) -> Getter:
-    return lambda r: r.cost[name] if r.cost else None
+    return lambda r: getattr(r.cost, name) if r.cost else None
 
 
 # (column, Frictionless type, description, value): the data dictionary and the CSV come from this one table.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, Sequence
 
 from .. import urls
 from ..catalog.schema import Catalog
@@ -60,10 +60,10 @@ def site_files(catalog: Catalog, pages: list[Page], base_url: str) -> list[tuple
     return files
 
 
-def breadcrumb_ld(crumbs: list[dict[str, str]], base_url: str) -> dict[str, Any]:
+def breadcrumb_ld(crumbs: Sequence[Any], base_url: str) -> dict[str, Any]:
     """schema.org BreadcrumbList matching the visible breadcrumb."""
     return {"@context": "https://schema.org", "@type": "BreadcrumbList",
-            "itemListElement": [{"@type": "ListItem", "position": i + 1, "name": c["name"], "item": base_url + c["path"]}
+            "itemListElement": [{"@type": "ListItem", "position": i + 1, "name": c.name, "item": base_url + c.path}
                                 for i, c in enumerate(crumbs)]}
 
 
