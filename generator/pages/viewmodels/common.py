@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 from urllib.parse import urlparse
 
 from markupsafe import Markup
@@ -35,6 +35,7 @@ class Lang:
     gettext: Callable[[str], str]
     prose: Callable[[str], Markup]
     memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
+    messages: dict[str, Markup] = field(default_factory=dict, compare=False, repr=False)
 
     def shared(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
         """``compute()``, once per key in this language (the key must name everything the result depends on)."""
@@ -48,20 +49,22 @@ class Lang:
         """A translated message as markup with each value escaped: the bytes ``{{ _(message, **values) }}`` writes
         in a template (values are formatted by the caller, as the template's filters would). Named ``_`` so that
         message extraction (pybabel's default keywords) finds its messages."""
-        translated = self.shared(("message", message), lambda: translation_markup(self.gettext(message)))
+        translated = self.messages.get(message)
+        if translated is None:
+            translated = self.messages[message] = translation_markup(self.gettext(message))
         if not values:
             return translated
-        return str.__new__(Markup, str.__mod__(translated, {name: escape_output(value) for name, value in values.items()}))
+        for name, value in values.items():  # the call's own dict
+            values[name] = escape_output(value)
+        return str.__new__(Markup, str.__mod__(translated, values))
 
 
-@dataclass(frozen=True, slots=True)
-class Crumb:
+class Crumb(NamedTuple):
     name: str
     path: str
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(NamedTuple):
     """What a page's head and JSON-LD say of it: title, description, breadcrumbs and date last modified."""
 
     title: str
@@ -79,8 +82,7 @@ def latest_read(*entries: Model | Gpu) -> str:
     return max(s.read for e in entries for s in e.sources).isoformat()
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRow:
+class SourceRow(NamedTuple):
     what: str
     url: str
     link: bool  # an https URL, linked; else a document title, shown as text
@@ -99,8 +101,7 @@ def source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str],
     return tuple(rows)
 
 
-@dataclass(frozen=True, slots=True)
-class OfferRow:
+class OfferRow(NamedTuple):
     """A cloud offer for a GPU with its age on the build's price reference date."""
 
     provider: str
@@ -155,8 +156,7 @@ def offer_label(offer: OfferRow) -> str:
     return f"{offer.provider}, {offer.instance}"
 
 
-@dataclass(frozen=True, slots=True)
-class RentalCost:
+class RentalCost(NamedTuple):
     """Cost per 1M output tokens on the cheapest offer."""
 
     usd_per_hour: float

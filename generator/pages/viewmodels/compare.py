@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ... import urls
 from ...catalog.schema import Gpu, Model
@@ -13,8 +14,7 @@ from .common import Crumb, Head, Lang, RentalCost, home, latest_read, offer_rows
 from .pair import PROMPT_TOKENS, CommandRow, pair_commands
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(NamedTuple):
     gpu: Gpu
     path: str
     roles: tuple[str, ...]

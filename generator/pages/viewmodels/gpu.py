@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ... import urls
 from ...catalog import freshness
@@ -16,16 +17,14 @@ from .common import Crumb, Head, Lang, OfferRow, home, latest_read, offer_rows
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRow:
+class ModelRow(NamedTuple):
     model: Model
     path: str
     quant: str
     estimate: Estimate
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(NamedTuple):
     model: Model
     path: str
 

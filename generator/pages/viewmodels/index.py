@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ... import urls
 from ...catalog.schema import Gpu, Model
@@ -12,23 +13,20 @@ from ..plan import PageKey
 from .common import Head, Lang
 
 
-@dataclass(frozen=True, slots=True)
-class ModelLink:
+class ModelLink(NamedTuple):
     model: Model
     path: str
     search: str  # what the search box matches, lower-case
 
 
-@dataclass(frozen=True, slots=True)
-class GpuLink:
+class GpuLink(NamedTuple):
     gpu: Gpu
     path: str
     usable: int
     search: str
 
 
-@dataclass(frozen=True, slots=True)
-class PopularPair:
+class PopularPair(NamedTuple):
     model: Model
     gpu: Gpu
     path: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from markupsafe import Markup
 
@@ -19,8 +19,7 @@ from .parts import (AboutModelPart, ArchitecturePart, SourcesPart, about_model_p
                     model_sources_part)
 
 
-@dataclass(frozen=True, slots=True)
-class RequirementRow:
+class RequirementRow(NamedTuple):
     """Total memory per quantization in one scenario (a context length, one or more sequences)."""
 
     context: int
@@ -38,8 +37,7 @@ class Setup:
     path: str  # the pair page (one GPU) or the GPU page (several)
 
 
-@dataclass(frozen=True, slots=True)
-class SetupRow:
+class SetupRow(NamedTuple):
     """The cheapest rentable single-GPU and multi-GPU setup of one precision."""
 
     quant: str
@@ -47,8 +45,7 @@ class SetupRow:
     multi: Setup | None
 
 
-@dataclass(frozen=True, slots=True)
-class ServingRow:
+class ServingRow(NamedTuple):
     """A model page's serving row: the setup, its operating point and its price, as the pair page it links to shows
     them (the same plan, offer and ``cost.serving_price``)."""
 
@@ -68,23 +65,20 @@ class ServingRow:
     input_usd_per_mtok: float
 
 
-@dataclass(frozen=True, slots=True)
-class FinetuneRow:
+class FinetuneRow(NamedTuple):
     method: str
     est: finetune.FinetuneEstimate
     gpu: tuple[str, str] | None  # (id, name) of the smallest setup that holds it
 
 
-@dataclass(frozen=True, slots=True)
-class GpuRow:
+class GpuRow(NamedTuple):
     gpu: Gpu
     path: str
     quant: str
     estimate: Estimate
 
 
-@dataclass(frozen=True, slots=True)
-class Headline:
+class Headline(NamedTuple):
     """The description's numbers, kept for the social preview image too (it draws them, never recomputes them)."""
 
     q4_bytes: int

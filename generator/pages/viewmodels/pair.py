@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -28,14 +28,12 @@ PROMPT_TOKENS = Request().prompt_tokens  # the prompt the time to first token is
 SERVING_TABLE_LEVELS = (1, 8, 32, 128, 512)
 
 
-@dataclass(frozen=True, slots=True)
-class SplitPart:
+class SplitPart(NamedTuple):
     key: str
     width: float  # percent of the total
 
 
-@dataclass(frozen=True, slots=True)
-class MatrixRow:
+class MatrixRow(NamedTuple):
     quant: str
     est: Estimate
     grade: str
@@ -45,8 +43,7 @@ class MatrixRow:
     best_gpu_path: str
 
 
-@dataclass(frozen=True, slots=True)
-class ContextRow:
+class ContextRow(NamedTuple):
     context: int
     kv_f16: int
     total_f16: int
@@ -56,8 +53,7 @@ class ContextRow:
     over_q8: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Owned:
+class Owned(NamedTuple):
     months: int
     usd_per_hour: float
     usd_per_mtok: float
@@ -65,8 +61,7 @@ class Owned:
     tokens_per_s_per_100_usd: float
 
 
-@dataclass(frozen=True, slots=True)
-class RentVsBuy:
+class RentVsBuy(NamedTuple):
     price_usd: float
     price_kind: str
     price_date: dt.date | None
@@ -77,8 +72,7 @@ class RentVsBuy:
     owned: Owned | None
 
 
-@dataclass(frozen=True, slots=True)
-class FinetuneRow:
+class FinetuneRow(NamedTuple):
     method: str
     est: finetune.FinetuneEstimate
     verdict: str
@@ -88,8 +82,7 @@ class FinetuneRow:
     suggestion_path: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class ServingRow:
+class ServingRow(NamedTuple):
     concurrency: int
     output_tokens_per_s_per_gpu: float
     total_tokens_per_s_per_gpu: float
@@ -98,8 +91,7 @@ class ServingRow:
     pick: bool  # the recommended operating point
 
 
-@dataclass(frozen=True, slots=True)
-class ServingCost:
+class ServingCost(NamedTuple):
     usd_per_gpu_hour: float
     offer_label: str
     output_usd_per_mtok: float
@@ -107,8 +99,7 @@ class ServingCost:
     prefill_share: float
 
 
-@dataclass(frozen=True, slots=True)
-class ServingView:
+class ServingView(NamedTuple):
     """Batched serving with vLLM: the throughput/per-user curve, a table, the operating point and its cost."""
 
     plan: Any
@@ -122,8 +113,7 @@ class ServingView:
     floor: float
 
 
-@dataclass(frozen=True, slots=True)
-class CommandRow:
+class CommandRow(NamedTuple):
     engine: str
     text: str
     remark: str | None
@@ -136,8 +126,7 @@ class CommandRow:
     note: Markup | None
 
 
-@dataclass(frozen=True, slots=True)
-class Offload:
+class Offload(NamedTuple):
     """What stays in system RAM when the model does not fit, and the system-RAM bandwidth decode assumes."""
 
     cpu_moe_layers: int
@@ -151,15 +140,13 @@ class Offload:
     host_gb_per_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class Ceiling:
+class Ceiling(NamedTuple):
     ms_per_token: float
     tokens_per_s: float
     share: float
 
 
-@dataclass(frozen=True, slots=True)
-class Fastest:
+class Fastest(NamedTuple):
     """The model's fastest catalogued single GPU, where it is another one."""
 
     gpu: Gpu
@@ -169,8 +156,7 @@ class Fastest:
     ratio: float
 
 
-@dataclass(frozen=True, slots=True)
-class Insight:
+class Insight(NamedTuple):
     """Numbers that reason about the pair: context per GiB of margin, bandwidth ceiling, the model's fastest GPU."""
 
     tokens_per_gib: int | None
@@ -184,8 +170,7 @@ class Insight:
     is_fastest: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Assumption:
+class Assumption(NamedTuple):
     key: str
     label: str
     value: str

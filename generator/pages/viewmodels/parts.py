@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -47,8 +47,7 @@ def offers_part(results: Results, gpu_id: str, lang: Lang) -> OffersPart:
     return lang.shared(key, build)
 
 
-@dataclass(frozen=True, slots=True)
-class RecommendedRow:
+class RecommendedRow(NamedTuple):
     """A recommended GPU for a model: the pair it links, the figure it won on and why, in words."""
 
     role: str
@@ -103,8 +102,7 @@ def hardware_part(results: Results, model_id: str, lang: Lang) -> HardwarePart:
     return lang.shared(key, build)
 
 
-@dataclass(frozen=True, slots=True)
-class GgufFile:
+class GgufFile(NamedTuple):
     quant: str
     size_bytes: int
 
@@ -117,15 +115,13 @@ class GgufRepo:
     files: tuple[GgufFile, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class OllamaTag:
+class OllamaTag(NamedTuple):
     tag: str
     quant: str | None
     size_bytes: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
+class Checkpoint(NamedTuple):
     repo: str
     quant: str
     url: str
@@ -197,8 +193,7 @@ def about_gpu_part(results: Results, gpu_id: str, lang: Lang) -> AboutGpuPart:
     return lang.shared(key, build)
 
 
-@dataclass(frozen=True, slots=True)
-class Mixer:
+class Mixer(NamedTuple):
     kind: str
     window: int | None
     layers: int
@@ -256,8 +251,7 @@ def gpu_sources_part(results: Results, gpu_id: str, lang: Lang) -> SourcesPart:
     return lang.shared(key, lambda: SourcesPart(key, source_rows([(gpu.name, gpu)], lang.gettext)))
 
 
-@dataclass(frozen=True, slots=True)
-class LinkPart:
+class LinkPart(NamedTuple):
     """A link to a pair page, named after its GPU or its model, with its verdict and speed."""
 
     key: tuple[str, str, str]
