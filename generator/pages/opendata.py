@@ -11,9 +11,11 @@ from typing import Any, Callable
 
 from ..results import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, views
-from .viewmodels.common import OfferRow
+from .i18n import formatter
+from .viewmodels.common import PROMPT_TOKENS, OfferRow
 from .. import urls
 
+_EN = formatter("en")  # the data files are in English
 Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
 
 
@@ -58,8 +60,8 @@ COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
      lambda r: r.e.max_sequences or None),
     ("decode_tokens_per_s", "number", "Decode speed, one sequence, tokens per second (empty: does not run)",
      _speed("decode_tokens_per_s")),
-    ("prefill_tokens_per_s", "number", "Prefill speed, 4K-token prompt, tokens per second", _speed("prefill_tokens_per_s")),
-    ("ttft_s", "number", "Time to first token of a 4K-token prompt, seconds", _speed("ttft_s")),
+    ("prefill_tokens_per_s", "number", f"Prefill speed, {_EN.tokens(PROMPT_TOKENS)}-token prompt, tokens per second", _speed("prefill_tokens_per_s")),
+    ("ttft_s", "number", f"Time to first token of a {_EN.tokens(PROMPT_TOKENS)}-token prompt, seconds", _speed("ttft_s")),
     ("batched_tokens_per_s", "number", "Decode throughput with max_sequences sequences, tokens per second",
      _speed("batched_tokens_per_s")),
     ("price_usd_per_gpu_hour", "number", "Cheapest catalogued cloud price per GPU-hour, USD (empty: no offer)",
@@ -95,7 +97,7 @@ def datapackage(base_url: str) -> dict[str, Any]:
         "profile": "tabular-data-package", "name": "vram-atlas-pairs", "title": "VRAM Atlas: every LLM on every GPU",
         "homepage": base_url, "version": api.SCHEMA_VERSION,
         "description": ("The recommended setup of every catalogued model on every catalogued GPU at the pages' default "
-                        "(llama.cpp, one sequence, 8K context, f16 KV cache), as the pair pages show it. "
+                        f"(llama.cpp, one sequence, {_EN.tokens(PAGE_CONTEXT_TOKENS)} context, f16 KV cache), as the pair pages show it. "
                         + api.LICENCE_NOTE),
         "licenses": [{"name": api.CODE_LICENCE, "path": "https://opensource.org/licenses/MIT", "title": "MIT License"}],
         "resources": [{
@@ -126,7 +128,7 @@ with its measured error.
 
 Every number comes from one estimator call per page; catalogue facts (parameter counts, configs, GGUF sizes, GPU \
 memory and bandwidth, prices) carry their source and the date they were read. Estimates are for llama.cpp, one \
-sequence, an 8K-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
+sequence, an {_EN.tokens(PAGE_CONTEXT_TOKENS)}-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
 "tight" (fits with little margin), "offload" (runs with part of the model in system RAM), "no_fit". Memory is \
 weights + KV cache + runtime buffers, tensor by tensor from each model's config.json. Decode time per token is the \
 bytes read over an efficiency times the GPU's bandwidth plus a fixed cost, with constants fitted per backend; the \

@@ -10,6 +10,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from ..results import PAGE_CONTEXT_TOKENS
 from .plan import IMAGE_KINDS, PageKey
 from .viewmodels.common import Lang
 
@@ -66,6 +67,7 @@ def _wrapped(text: str, name: str, size: int, width: int) -> list[str]:
 def _card(kind: str, v: Any, lang: Lang) -> tuple[str, str, list[tuple[str, str]]]:
     """Title, subtitle and (value, label) figures of one subject's image, from its page's view."""
     _, fmt = lang.gettext, lang.fmt
+    context = fmt.tokens(PAGE_CONTEXT_TOKENS)
     if kind == "model":
         arch, headline = v.architecture, v.headline
         params = (_("%(total)s parameters, %(active)s active") % {"total": fmt.params(arch.total_params),
@@ -73,8 +75,8 @@ def _card(kind: str, v: Any, lang: Lang) -> tuple[str, str, list[tuple[str, str]
                   if arch.active_params != arch.total_params else
                   _("%(total)s parameters") % {"total": fmt.params(arch.total_params)})
         return v.model.name, params, [
-            (fmt.gib(headline.q4_bytes), _("Q4_K_M, 8K context")),
-            (fmt.gib(headline.bf16_bytes), _("BF16, 8K context")),
+            (fmt.gib(headline.q4_bytes), _("Q4_K_M, %(context)s context") % {"context": context}),
+            (fmt.gib(headline.bf16_bytes), _("BF16, %(context)s context") % {"context": context}),
             (_("%(fit)s of %(n)s") % {"fit": fmt.number(headline.q4_fits), "n": fmt.number(headline.gpus)},
              _("GPUs it fits on at Q4_K_M")),
         ]
@@ -84,7 +86,7 @@ def _card(kind: str, v: Any, lang: Lang) -> tuple[str, str, list[tuple[str, str]
             (fmt.gib(gpu.memory_bytes, 0), _("Memory")),
             (f"{fmt.number(gpu.bandwidth_gb_per_s)}\u00a0GB/s", _("Bandwidth")),
             (_("%(fit)s of %(n)s") % {"fit": fmt.number(v.fits_count), "n": fmt.number(len(v.rows))},
-             _("LLMs that fit at 8K context")),
+             _("LLMs that fit at %(context)s context") % {"context": context}),
         ]
     return "VRAM Atlas", _("Can this GPU run this LLM?"), [
         (fmt.number(len(v.models)), _("LLMs")), (fmt.number(len(v.gpus)), _("GPUs")),
@@ -127,7 +129,8 @@ def image_meta(key: PageKey, language: str, view: Any, lang: Lang, base_url: str
         title, subtitle, figures = _card(key.kind, view, lang)
         alt = "; ".join([f"{title} ({subtitle})", *(f"{label}: {value}" for value, label in figures)])
     elif key.image_key().kind == "model":
-        alt = _("%(model)s: memory at Q4_K_M and BF16 with 8K context, and how many GPUs it fits on") % {
+        alt = _("%(model)s: memory at Q4_K_M and BF16 with %(context)s context, and how many GPUs it fits on") % {
+            "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS),
             "model": view.model.name}
     else:
         alt = _("VRAM Atlas: how many LLMs and GPUs it covers")

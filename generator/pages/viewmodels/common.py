@@ -14,7 +14,7 @@ from ... import urls
 from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate import cost
-from ...estimate.api import Estimate
+from ...estimate.api import Estimate, Request
 from ...estimate.cost import HOURS_PER_MONTH
 from ...links import is_safe_href
 from ...results import Results
@@ -23,6 +23,7 @@ from ..codegen import escape_output
 from ..i18n import Formatter, translation_markup
 
 T = TypeVar("T")
+PROMPT_TOKENS = Request().prompt_tokens  # the prompt the pages' time to first token is estimated for
 
 
 @dataclass(frozen=True)

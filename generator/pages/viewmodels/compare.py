@@ -10,8 +10,8 @@ from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
 from ...results import PAGE_CONTEXT_TOKENS, Results
 from ..plan import PageKey
-from .common import Crumb, Head, Lang, RentalCost, home, latest_read, offer_rows, rental_cost
-from .pair import PROMPT_TOKENS, CommandRow, pair_commands
+from .common import PROMPT_TOKENS, Crumb, Head, Lang, RentalCost, home, latest_read, offer_rows, rental_cost
+from .launch import CommandRow, pair_commands
 
 
 class Column(NamedTuple):

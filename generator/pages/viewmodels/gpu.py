@@ -11,7 +11,7 @@ from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
 from ...estimate.device import DeviceSpec
-from ...results import RANK, Results
+from ...results import PAGE_CONTEXT_TOKENS, RANK, Results
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, OfferRow, home, latest_read, offer_rows
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
@@ -56,11 +56,11 @@ def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:
     return GpuView(
         head=Head(
             _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
-            _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at 8K "
-              "context.") % {
+            _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at "
+              "%(context)s context.") % {
                 "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
                 "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting),
-                "n": lang.fmt.number(len(rows))},
+                "n": lang.fmt.number(len(rows)), "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
             (home(lang), Crumb(gpu.name, urls.gpu(lang.code, gpu.id))), latest_read(gpu)),
         gpu=gpu, device=results.devices[key.gpu], rows=rows, fits_count=fitting,
         about_gpu=about_gpu_part(results, key.gpu, lang),

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ... import urls
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
-from ...results import Results
+from ...results import PAGE_CONTEXT_TOKENS, Results
 from ..plan import PageKey
 from .common import Head, Lang
 
@@ -75,5 +75,6 @@ def index_view(results: Results, key: PageKey, lang: Lang) -> IndexView:
                                   results.pairs[(m, g)].estimate) for m, g in results.popular_pairs()),
         open_data=OPEN_DATA,
         popular_rule=_("Not a popularity ranking: models spread evenly by size, each on the catalogued GPU with "
-                       "the least memory that holds it with margin at 8K context."),
+                       "the least memory that holds it with margin at %(context)s context.") % {
+            "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
     )

@@ -148,10 +148,11 @@ def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:
     return ModelView(
         head=Head(
             _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
-            _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with 8K context; at Q4_K_M it fits fully on "
+            _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with %(context)s context; at Q4_K_M it fits fully on "
               "%(fit)s of %(n)s catalogued GPUs.") % {
                 "model": model.name, "q4": lang.fmt.gib(headline.q4_bytes), "bf16": lang.fmt.gib(headline.bf16_bytes),
-                "fit": lang.fmt.number(headline.q4_fits), "n": lang.fmt.number(headline.gpus)},
+                "fit": lang.fmt.number(headline.q4_fits), "n": lang.fmt.number(headline.gpus),
+                "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
             (home(lang), Crumb(model.name, urls.model(lang.code, model.id))), latest_read(model)),
         model=model, spec=spec, requirements=requirements,
         quality={q: fidelity.grade(q, spec.native_format) for q in (requirements[0].cells if requirements else ())},
