@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..results import FINETUNE_SEQ_LEN, Results
+from ..results import FINETUNE_SEQ_LEN, Results  # re-exported: tests monkeypatch views.FINETUNE_SEQ_LEN
 from .plan import PageKey
 from .viewmodels.common import Lang, offer_rows, purchase_price, rental_cost
 from .viewmodels.compare import compare_view

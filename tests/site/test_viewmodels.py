@@ -66,14 +66,14 @@ def test_a_cached_partial_shows_its_part_once_per_key_and_root(tmp_path: Path) -
 
 
 def test_the_finetune_note_states_the_estimators_setup(monkeypatch: pytest.MonkeyPatch) -> None:
-    note = str(pair_text.finetune_note(_english()))
+    note = str(pair_text.finetune_note(_english(), 2048))
     estimate_text = dict(finetune.finetune_memory(_tiny_arch(), "lora").assumptions)["finetune.trainable"]
     assert f"LoRA rank {finetune.LORA_RANK} " in note and f"LoRA rank {finetune.LORA_RANK} " in estimate_text
     assert "routed experts excluded" in note and "routed experts excluded" in estimate_text
     assert finetune.full_bytes_per_param() == 16 and "(16 bytes per parameter)" in note  # 2 + 2 + 4 + 4 + 4
-    assert f"micro-batch {finetune.MICRO_BATCH}," in note
+    assert f"micro-batch {finetune.MICRO_BATCH}," in note and "Sequence length 2,048," in note
     monkeypatch.setattr(finetune, "LORA_RANK", 64)
-    assert "LoRA rank 64 " in str(pair_text.finetune_note(_english()))
+    assert "LoRA rank 64 " in str(pair_text.finetune_note(_english(), 2048))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,19 +8,19 @@ from markupsafe import Markup
 from ...catalog.schema import Gpu, Model
 from ...estimate import finetune
 from ...estimate.api import Estimate
-from ...results import FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS
+from ...results import PAGE_CONTEXT_TOKENS
 from .. import labels
 from .common import PROMPT_TOKENS, Lang
 from .insight import Insight
 
 
-def finetune_note(lang: Lang) -> Markup:
-    """The fine-tuning setup in words, from the estimator's own defaults."""
-    return lang._("Sequence length %(seq)s, micro-batch %(batch)s, gradient checkpointing, LoRA rank %(rank)s on "
-                     "the attention and dense or shared MLP projections (routed experts excluded); full fine-tuning "
-                     "uses mixed-precision AdamW (%(bytes)s bytes per parameter).",
-                     seq=lang.fmt.number(FINETUNE_SEQ_LEN), batch=lang.fmt.number(finetune.MICRO_BATCH),
-                     rank=lang.fmt.number(finetune.LORA_RANK), bytes=lang.fmt.number(finetune.full_bytes_per_param()))
+def finetune_note(lang: Lang, seq_len: int) -> Markup:
+    """The fine-tuning setup in words, from the estimator's own defaults (once per language and sequence length)."""
+    return lang.shared(("finetune_note", seq_len), lambda: lang._(
+        "Sequence length %(seq)s, micro-batch %(batch)s, gradient checkpointing, LoRA rank %(rank)s on the attention "
+        "and dense or shared MLP projections (routed experts excluded); full fine-tuning uses mixed-precision AdamW "
+        "(%(bytes)s bytes per parameter).", seq=lang.fmt.number(seq_len), batch=lang.fmt.number(finetune.MICRO_BATCH),
+        rank=lang.fmt.number(finetune.LORA_RANK), bytes=lang.fmt.number(finetune.full_bytes_per_param())))
 
 
 def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int, insight: Insight, lang: Lang) -> Markup:
