@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -13,6 +13,30 @@ from ...results import Results
 from .. import charts, labels
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home
+
+
+class ErrorRow(NamedTuple):
+    """A cross-validated error row: validation method, backend and engine group, quantity, and the error."""
+
+    method: str
+    group: str
+    kind: str
+    rows: int
+    median: float
+    worst: float
+    within: float
+
+
+class ConstantRow(NamedTuple):
+    backend: str
+    name: str
+    value: float
+
+
+class EngineRow(NamedTuple):
+    backend: str
+    engine: str
+    used: Markup  # "yes" or "no": whether the pages use this set of constants
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +77,10 @@ class ServingMethodology:
 @dataclass(frozen=True, slots=True)
 class MethodologyView:
     head: Head
-    report: tuple[dict[str, Any], ...]
-    constants: tuple[dict[str, Any], ...]
+    report: tuple[ErrorRow, ...]
+    constants: tuple[ConstantRow, ...]
     charts: tuple[Markup, ...]
-    engines: tuple[dict[str, Any], ...]
+    engines: tuple[EngineRow, ...]
     prose: Markup
     serving: ServingMethodology
     quality: tuple[QualityRow, ...]
@@ -78,8 +102,8 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
     methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "formula": _("formula, nothing fitted")}
     kinds = {"decode_tps": _("decode"), "prefill_tps": _("prefill"), "ttft_s": _("time to first token"),
              "filesize": _("file size")}
-    rows = tuple({**r, "method": methods[r["method"]], "kind": kinds[r["kind"]],
-                  "group": _("all") if r["group"] == "all" else r["group"]} for r in results.cross_validated)
+    rows = tuple(ErrorRow(methods[r["method"]], _("all") if r["group"] == "all" else r["group"], kinds[r["kind"]],
+                          r["rows"], r["median"], r["worst"], r["within"]) for r in results.cross_validated)
     figures = tuple(
         charts.scatter_chart(title, results.held_out_points(kind),
                              _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
@@ -94,9 +118,10 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
               "error on GPUs and sources left out of the fit, over %(n)s measurements.") % {
                 "n": lang.fmt.number(measurements)},
             (home(lang), Crumb(_("Methodology"), urls.methodology(lang.code))), results.calibration_date),
-        report=rows, constants=tuple(results.constants_table), charts=figures,
-        engines=tuple({**e, "engine": labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0]}
-                      for e in results.engines),
+        report=rows, constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in results.constants_table),
+        charts=figures,
+        engines=tuple(EngineRow(e["backend"], labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0],
+                                lang._("yes") if e["current"] else lang._("no")) for e in results.engines),
         prose=lang.prose("methodology"), serving=serving_methodology(),
         quality=tuple(QualityRow(f, fidelity.grade_of_kld(f.kld), None if f.imatrix == "none" else f.imatrix)
                       for f in fidelity.figures().values()),
