@@ -28,6 +28,12 @@ Optimizer = Literal["adamw", "adamw8bit"]
 
 NF4_BITS_PER_PARAM = 4 + 8 / 64 + 32 / (64 * 256)
 OPTIMIZER_BYTES = {"adamw": 12, "adamw8bit": 6}  # FP32 master + moments (4 + 4 + 4, or 4 + 1 + 1)
+HALF_BYTES = 2  # a 16-bit weight or gradient
+# The defaults of finetune_memory (the pages' setup).
+MICRO_BATCH = 1
+OPTIMIZER: Optimizer = "adamw"
+LORA_RANK = 16
+LORA_EXPERTS = False
 ADAPTED_ROLES = frozenset({"attn", "ffn", "shared"})
 QUANTIZED_ROLES = frozenset({"attn", "ffn", "shared", "expert", "router", "ssm"})
 LAYER_ACTIVATION_BYTES_PER_HIDDEN = 34
@@ -120,8 +126,14 @@ def _base_weights(arch: ArchitectureLike, method: Method) -> int:
     return round(sums.quantized_params * NF4_BITS_PER_PARAM / 8) + 2 * (sums.params - sums.quantized_params)
 
 
-def finetune_memory(model: object, method: Method, seq_len: int = 2048, micro_batch: int = 1, gpu_count: int = 1,
-                    optimizer: Optimizer = "adamw", lora_rank: int = 16, lora_experts: bool = False,
+def full_bytes_per_param(optimizer: Optimizer = OPTIMIZER) -> int:
+    """Bytes per parameter of full fine-tuning: 16-bit weights and gradients plus the optimizer's state."""
+    return 2 * HALF_BYTES + OPTIMIZER_BYTES[optimizer]
+
+
+def finetune_memory(model: object, method: Method, seq_len: int = 2048, micro_batch: int = MICRO_BATCH,
+                    gpu_count: int = 1, optimizer: Optimizer = OPTIMIZER, lora_rank: int = LORA_RANK,
+                    lora_experts: bool = LORA_EXPERTS,
                     zero_stage: int = 0) -> FinetuneEstimate:
     """Memory per GPU to fine-tune ``model`` (an Architecture, or anything with an ``architecture`` attribute)."""
     if seq_len < 1 or micro_batch < 1 or gpu_count < 1 or lora_rank < 1 or zero_stage not in (0, 1, 2, 3):

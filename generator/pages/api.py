@@ -11,7 +11,15 @@ from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
 from . import labels
 from .i18n import LANGUAGES
-from .plan import API_ROOT, PageKey
+from .. import urls
+from ..urls import DATAPACKAGE, PAIRS_CSV
+from .plan import PageKey
+from .viewmodels.common import OfferRow
+from .viewmodels.gpu import GpuView
+from .viewmodels.index import IndexView
+from .viewmodels.model import ModelView, Setup
+from .viewmodels.pair import PairView
+from .viewmodels.parts import AboutGpuPart, AboutModelPart, ArchitecturePart
 
 SCHEMA_VERSION = "1.1.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
@@ -41,7 +49,7 @@ def _html_paths(key: PageKey) -> dict[str, str]:
 
 
 def _envelope(kind: str, key: PageKey) -> dict[str, Any]:
-    return {"kind": kind, "schema_version": SCHEMA_VERSION, "schema_path": f"{API_ROOT}schema/{kind}.schema.json",
+    return {"kind": kind, "schema_version": SCHEMA_VERSION, "schema_path": urls.api_schema(kind),
             "json_path": key.api_path(), "html_paths": _html_paths(key)}
 
 
@@ -71,166 +79,163 @@ def _estimate(e: Estimate) -> dict[str, Any]:
             "batched_tokens_per_s": _speed(e.batched_tokens_per_s, e.runs)}
 
 
-def _summary(gpu_or_model: dict[str, str], quant: str, e: Estimate, pair: PageKey) -> dict[str, Any]:
+def _summary(gpu_or_model: dict[str, str], quant: str, e: Estimate, pair_json_path: str) -> dict[str, Any]:
     """One row of a model's GPU list or a GPU's model list."""
     return {**gpu_or_model, "quant": quant, "verdict": e.verdict, "total_bytes": e.total_bytes,
             "decode_tokens_per_s": _speed(e.decode_tokens_per_s, e.runs),
-            "max_context_tokens": e.max_context_tokens or None, "pair_json_path": pair.api_path()}
+            "max_context_tokens": e.max_context_tokens or None, "pair_json_path": pair_json_path}
 
 
-def _offer(row: dict[str, Any]) -> dict[str, Any]:
-    return {"provider": row["provider"], "instance": row["instance"], "gpu_count": row["gpu_count"],
-            "vram_bytes": row["vram_bytes"], "price_usd_per_hour": row["usd_per_hour"],
-            "price_usd_per_gpu_hour": row["usd_per_gpu_hour"], "price_usd_per_month": row["usd_per_month"],
-            "billing": row["billing"], "tier": row["tier"], "checked_date": row["checked"].isoformat(), "url": row["url"]}
+def _offer(row: OfferRow) -> dict[str, Any]:
+    return {"provider": row.provider, "instance": row.instance, "gpu_count": row.gpu_count,
+            "vram_bytes": row.vram_bytes, "price_usd_per_hour": row.usd_per_hour,
+            "price_usd_per_gpu_hour": row.usd_per_gpu_hour, "price_usd_per_month": row.usd_per_month,
+            "billing": row.billing, "tier": row.tier, "checked_date": row.checked.isoformat(), "url": row.url}
 
 
-def _gpu_facts(gpu: Gpu, usable_bytes: int, about: dict[str, Any]) -> dict[str, Any]:
+def _gpu_facts(gpu: Gpu, usable_bytes: int, about: AboutGpuPart) -> dict[str, Any]:
     return {"vendor": gpu.vendor, "segment": gpu.segment, "memory_bytes": gpu.memory_bytes,
             "usable_memory_bytes": usable_bytes, "unified_memory": gpu.unified_memory, "memory_type": gpu.memory_type,
             "bandwidth_gb_per_s": gpu.bandwidth_gb_per_s, "fp16_tensor_tflops": gpu.fp16_tensor_tflops,
             "tdp_w": gpu.tdp_w, "launch_date": gpu.launch_date.isoformat() if gpu.launch_date else None,
             "price_usd": gpu.price_usd, "price_kind": gpu.price_kind,
-            "price_date": gpu.price_date.isoformat() if gpu.price_date else None, "backends": about["backends"],
-            "price_usd_per_gib": about["usd_per_gib"], "bandwidth_gb_per_s_per_gib": about["gb_s_per_gib"]}
+            "price_date": gpu.price_date.isoformat() if gpu.price_date else None, "backends": list(about.backends),
+            "price_usd_per_gib": about.usd_per_gib, "bandwidth_gb_per_s_per_gib": about.gb_s_per_gib}
 
 
-def _model_facts(model: Model, about: dict[str, Any], architecture: dict[str, Any]) -> dict[str, Any]:
-    return {"org": about["org"], "family": about["family"], "license": about["license"],
-            "release_date": about["release_date"].isoformat() if about["release_date"] else None,
-            "hf_repo": about["hf_repo"], "hf_url": about["hf_url"], "native_precision": about["native"],
-            "context_length_tokens": model.context_length, "total_params": architecture["total_params"],
-            "active_params": architecture["active_params"], "layers": architecture["arch"].n_layers,
-            "kv_cache_f16_bytes_per_1k_tokens": architecture["kv_bytes_per_1k"],
-            "token_mixers": [{"kind": m["kind"], "window_tokens": m["window"], "layers": m["layers"]}
-                             for m in architecture["mixers"]]}
+def _model_facts(model: Model, about: AboutModelPart, architecture: ArchitecturePart) -> dict[str, Any]:
+    return {"org": about.org, "family": about.family, "license": about.license,
+            "release_date": about.release_date.isoformat() if about.release_date else None,
+            "hf_repo": about.hf_repo, "hf_url": about.hf_url, "native_precision": about.native,
+            "context_length_tokens": model.context_length, "total_params": architecture.total_params,
+            "active_params": architecture.active_params, "layers": architecture.arch.n_layers,
+            "kv_cache_f16_bytes_per_1k_tokens": architecture.kv_bytes_per_1k,
+            "token_mixers": [{"kind": m.kind, "window_tokens": m.window, "layers": m.layers}
+                             for m in architecture.mixers]}
 
 
-def pair_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
+def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
     """The pair page's numbers (its offers are in the GPU's document)."""
-    e = v["headline"]
-    cost, rent = v["cost"], v["rent_vs_buy"]
-    owned = rent["owned"] if rent else None
+    e = v.headline
+    cost, rent = v.cost, v.rent_vs_buy
+    owned = rent.owned if rent else None
+    band = v.error_band
     return {
-        **_envelope("pair", key), "model": _ref("model", v["model"]), "gpu": _ref("gpu", v["gpu"]),
-        "title": v["title"], "description": v["description"],
-        "setup": {"quant": v["quant"], "quality_grade": v["quant_grade"], "context_tokens": v["context"],
-                  "kv_cache_type": v["kv_type"], "sequences": 1},
-        "estimate": {**_estimate(e), "device_memory_bytes": v["device_memory_bytes"], "margin_ratio": v["margin_ratio"],
-                     "utilisation_ratio": v["utilisation"], "offloaded_bytes": v["offloaded_bytes"]},
+        **_envelope("pair", key), "model": _ref("model", v.model), "gpu": _ref("gpu", v.gpu),
+        "title": v.head.title, "description": v.head.description,
+        "setup": {"quant": v.quant, "quality_grade": v.quant_grade, "context_tokens": v.context,
+                  "kv_cache_type": v.kv_type, "sequences": 1},
+        "estimate": {**_estimate(e), "device_memory_bytes": v.device_memory_bytes, "margin_ratio": v.margin_ratio,
+                     "utilisation_ratio": v.utilisation, "offloaded_bytes": v.offloaded_bytes},
         "quantization_matrix": [
-            {"quant": row["quant"], "quality_grade": row["grade"], "weights_bytes": row["est"].weights_bytes, "kv_cache_bytes": row["est"].kv_cache_bytes,
-             "total_bytes": row["est"].total_bytes, "verdict": row["est"].verdict,
-             "decode_tokens_per_s": _speed(row["est"].decode_tokens_per_s, row["est"].runs),
-             "best_gpu_id": row["best_gpu"].id if row["best_gpu"] else None} for row in v["matrix"]],
-        "context": {"max_context_tokens_f16_kv": v["max_context_f16"] or None,
-                    "max_context_tokens_q8_0_kv": v["max_context_q8"] or None,
-                    "rows": [{"context_tokens": r["context"], "kv_cache_f16_bytes": r["kv_f16"], "total_f16_bytes": r["total_f16"],
-                              "kv_cache_q8_0_bytes": r["kv_q8"], "total_q8_0_bytes": r["total_q8"]}
-                             for r in v["context_rows"]]},
+            {"quant": row.quant, "quality_grade": row.grade, "weights_bytes": row.est.weights_bytes,
+             "kv_cache_bytes": row.est.kv_cache_bytes, "total_bytes": row.est.total_bytes, "verdict": row.est.verdict,
+             "decode_tokens_per_s": _speed(row.est.decode_tokens_per_s, row.est.runs),
+             "best_gpu_id": row.best_gpu.id if row.best_gpu else None} for row in v.matrix],
+        "context": {"max_context_tokens_f16_kv": v.max_context_f16 or None,
+                    "max_context_tokens_q8_0_kv": v.max_context_q8 or None,
+                    "rows": [{"context_tokens": r.context, "kv_cache_f16_bytes": r.kv_f16, "total_f16_bytes": r.total_f16,
+                              "kv_cache_q8_0_bytes": r.kv_q8, "total_q8_0_bytes": r.total_q8}
+                             for r in v.context_rows]},
         "cost": None if cost is None else {
-            "offer": cost["offer_label"], "price_usd_per_gpu_hour": cost["usd_per_hour"],
-            "usd_per_million_tokens_single": cost["single_usd_per_mtok"],
-            "usd_per_million_tokens_batched": cost["batched_usd_per_mtok"]},
+            "offer": cost.offer_label, "price_usd_per_gpu_hour": cost.usd_per_hour,
+            "usd_per_million_tokens_single": cost.single_usd_per_mtok,
+            "usd_per_million_tokens_batched": cost.batched_usd_per_mtok},
         "rent_vs_buy": None if rent is None else {
-            "price_usd": rent["price_usd"], "power_usd_per_kwh": rent["usd_per_kwh"],
-            "hours_per_month": rent["hours_per_month"], "power_usd_per_month": rent["power_usd_per_month"],
-            "breakeven_months": rent["breakeven_months"],
+            "price_usd": rent.price_usd, "power_usd_per_kwh": rent.usd_per_kwh,
+            "hours_per_month": rent.hours_per_month, "power_usd_per_month": rent.power_usd_per_month,
+            "breakeven_months": rent.breakeven_months,
             "owned": None if owned is None else {
-                "amortisation_months": owned["months"], "usd_per_hour": owned["usd_per_hour"],
-                "usd_per_million_tokens": owned["usd_per_mtok"], "joules_per_token": owned["joules_per_token"],
-                "tokens_per_s_per_100_usd": owned["tokens_per_s_per_100_usd"]}},
-        "finetune": [{"method": f["method"], "sequence_length_tokens": f["seq_len"], "weights_bytes": f["est"].weights_bytes,
-                      "gradients_optimizer_bytes": f["grads_optimizer_bytes"], "activations_bytes": f["est"].activations_bytes,
-                      "total_bytes": f["est"].total_bytes, "verdict": f["verdict"], "suggested_gpu": f["suggestion"]}
-                     for f in v["finetune"]],
-        "commands": [{"engine": c["engine"], "text": c["text"], "remark": c["remark"]} for c in v["commands"]],
-        "assumptions": {a["key"]: a["value"] for a in v["assumptions"]},
-        "error_band": {"backend": v["error_band"].backend, "validation": "leave one GPU out",
-                       "decode_median_abs_error_ratio": v["error_band"].decode,
-                       "prefill_median_abs_error_ratio": v["error_band"].prefill,
-                       "ttft_median_abs_error_ratio": v["error_band"].ttft,
-                       "borrowed_constants_from": v["error_band"].borrowed_from},
-        "sources": {"model": _sources(v["model"]), "gpu": _sources(v["gpu"])},
+                "amortisation_months": owned.months, "usd_per_hour": owned.usd_per_hour,
+                "usd_per_million_tokens": owned.usd_per_mtok, "joules_per_token": owned.joules_per_token,
+                "tokens_per_s_per_100_usd": owned.tokens_per_s_per_100_usd}},
+        "finetune": [{"method": f.method, "sequence_length_tokens": f.seq_len, "weights_bytes": f.est.weights_bytes,
+                      "gradients_optimizer_bytes": f.grads_optimizer_bytes, "activations_bytes": f.est.activations_bytes,
+                      "total_bytes": f.est.total_bytes, "verdict": f.verdict, "suggested_gpu": f.suggestion}
+                     for f in v.finetune],
+        "commands": [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in v.commands],
+        "assumptions": {a.key: a.value for a in v.assumptions},
+        "error_band": {"backend": band.backend, "validation": "leave one GPU out",
+                       "decode_median_abs_error_ratio": band.decode,
+                       "prefill_median_abs_error_ratio": band.prefill,
+                       "ttft_median_abs_error_ratio": band.ttft,
+                       "borrowed_constants_from": band.borrowed_from},
+        "sources": {"model": _sources(v.model), "gpu": _sources(v.gpu)},
     }
 
 
-def model_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
+def model_document(key: PageKey, v: ModelView) -> dict[str, Any]:
     """The model page's numbers."""
-    model = v["model"]
+    model = v.model
 
-    def setup(s: dict[str, Any] | None) -> dict[str, Any] | None:
-        return None if s is None else {"gpu": _ref("gpu", s["gpu"]), "gpu_count": s["count"],
-                                       "price_usd_per_hour": s["usd_per_hour"], "price_usd_per_month": s["usd_per_month"]}
+    def setup(s: Setup | None) -> dict[str, Any] | None:
+        return None if s is None else {"gpu": _ref("gpu", s.gpu), "gpu_count": s.count,
+                                       "price_usd_per_hour": s.usd_per_hour, "price_usd_per_month": s.usd_per_month}
 
     return {
-        **_envelope("model", key), "id": model.id, "name": model.name, "title": v["title"],
-        "description": v["description"], "facts": _model_facts(model, v["about_model"], v["architecture"]),
-        "quality_grades": [{"quant": q, "quality_grade": g} for q, g in v["quality"].items()],
-        "requirements": [{"context_tokens": row["context"], "sequences": row["sequences"],
-                          "cells": [{"quant": q, **c} for q, c in row["cells"].items()]} for row in v["requirements"]],
-        "cheapest_setups": [{"quant": s["quant"], "single": setup(s["single"]), "multi": setup(s["multi"])}
-                            for s in v["setups"]],
+        **_envelope("model", key), "id": model.id, "name": model.name, "title": v.head.title,
+        "description": v.head.description, "facts": _model_facts(model, v.about_model, v.architecture),
+        "quality_grades": [{"quant": q, "quality_grade": g} for q, g in v.quality.items()],
+        "requirements": [{"context_tokens": row.context, "sequences": row.sequences,
+                          "cells": [{"quant": q, **c} for q, c in row.cells.items()]} for row in v.requirements],
+        "cheapest_setups": [{"quant": s.quant, "single": setup(s.single), "multi": setup(s.multi)} for s in v.setups],
         "cheapest_serving": [
-            {"precision": s["precision"], "engine": s["engine"], "gpu": _ref("gpu", s["gpu"]), "gpu_count": s["gpu_count"],
-             "tensor_parallel": s["tensor_parallel"], "prompt_tokens": v["serving_prompt_tokens"],
-             "output_tokens": v["serving_output_tokens"], "concurrency": s["concurrency"],
-             "output_tokens_per_s_per_gpu": s["output_tokens_per_s_per_gpu"],
-             "total_tokens_per_s_per_gpu": s["total_tokens_per_s_per_gpu"],
-             "tokens_per_s_per_user": s["tokens_per_s_per_user"], "offer": s["offer_label"],
-             "price_usd_per_gpu_hour": s["usd_per_gpu_hour"], "usd_per_million_output_tokens": s["output_usd_per_mtok"],
-             "usd_per_million_input_tokens": s["input_usd_per_mtok"],
-             "pair_json_path": PageKey("pair", model.id, s["gpu"].id).api_path()} for s in v["serving"]],
-        "finetune": [{"method": f["method"], "total_bytes": f["est"].total_bytes,
-                      "suggested_gpu": f["gpu"][1] if f["gpu"] else None} for f in v["finetune"]],
-        "fits_count": v["fits_count"],
-        "gpus": [_summary(_ref("gpu", p["gpu"]), p["quant"], p["estimate"], PageKey("pair", model.id, p["gpu"].id))
-                 for p in v["pairs"]],
+            {"precision": s.precision, "engine": s.engine, "gpu": _ref("gpu", s.gpu), "gpu_count": s.gpu_count,
+             "tensor_parallel": s.tensor_parallel, "prompt_tokens": v.serving_prompt_tokens,
+             "output_tokens": v.serving_output_tokens, "concurrency": s.concurrency,
+             "output_tokens_per_s_per_gpu": s.output_tokens_per_s_per_gpu,
+             "total_tokens_per_s_per_gpu": s.total_tokens_per_s_per_gpu,
+             "tokens_per_s_per_user": s.tokens_per_s_per_user, "offer": s.offer_label,
+             "price_usd_per_gpu_hour": s.usd_per_gpu_hour, "usd_per_million_output_tokens": s.output_usd_per_mtok,
+             "usd_per_million_input_tokens": s.input_usd_per_mtok,
+             "pair_json_path": urls.api_pair(model.id, s.gpu.id)} for s in v.serving],
+        "finetune": [{"method": f.method, "total_bytes": f.est.total_bytes,
+                      "suggested_gpu": f.gpu[1] if f.gpu else None} for f in v.finetune],
+        "fits_count": v.fits_count,
+        "gpus": [_summary(_ref("gpu", p.gpu), p.quant, p.estimate, urls.api_pair(model.id, p.gpu.id)) for p in v.pairs],
         "sources": _sources(model),
     }
 
 
-def gpu_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
+def gpu_document(key: PageKey, v: GpuView) -> dict[str, Any]:
     """The GPU page's numbers."""
-    gpu = v["gpu"]
+    gpu = v.gpu
     return {
-        **_envelope("gpu", key), "id": gpu.id, "name": gpu.name, "title": v["title"], "description": v["description"],
-        "facts": _gpu_facts(gpu, v["device"].usable_memory_bytes, v["about_gpu"]),
-        "fits_count": v["fits_count"], "offers": [_offer(o) for o in v["offers"]],
-        "models": [_summary(_ref("model", r["model"]), r["quant"], r["estimate"], PageKey("pair", r["model"].id, gpu.id))
-                   for r in v["rows"]],
+        **_envelope("gpu", key), "id": gpu.id, "name": gpu.name, "title": v.head.title,
+        "description": v.head.description, "facts": _gpu_facts(gpu, v.device.usable_memory_bytes, v.about_gpu),
+        "fits_count": v.fits_count, "offers": [_offer(o) for o in v.offers],
+        "models": [_summary(_ref("model", r.model), r.quant, r.estimate, urls.api_pair(r.model.id, gpu.id))
+                   for r in v.rows],
         "sources": _sources(gpu),
     }
 
 
-def index_document(key: PageKey, v: dict[str, Any]) -> dict[str, Any]:
+def index_document(key: PageKey, v: IndexView) -> dict[str, Any]:
     """Every model and GPU with its document, the popular pairs, the downloads, schemas and licence."""
     return {
-        **_envelope("index", key), "title": v["title"], "description": v["description"],
-        "models": [{**_ref("model", m["model"]), "total_params": m["model"].total_params} for m in v["models"]],
-        "gpus": [{**_ref("gpu", g["gpu"]), "memory_bytes": g["gpu"].memory_bytes, "usable_memory_bytes": g["usable"]}
-                 for g in v["gpus"]],
-        "popular_pairs": [{"model": _ref("model", p["model"]), "gpu": _ref("gpu", p["gpu"]),
-                           "pair_json_path": PageKey("pair", p["model"].id, p["gpu"].id).api_path(),
-                           "total_bytes": p["estimate"].total_bytes,
-                           "decode_tokens_per_s": _speed(p["estimate"].decode_tokens_per_s, p["estimate"].runs)}
-                          for p in v["popular"]],
-        "popular_pairs_rule": v["popular_rule"],
-        "pair_json_path_template": f"{API_ROOT}models/{{model}}/{{gpu}}.json",
-        "schemas": {kind: f"{API_ROOT}schema/{kind}.schema.json" for kind in KINDS},
-        "changelog_path": f"{API_ROOT}CHANGELOG.md",
+        **_envelope("index", key), "title": v.head.title, "description": v.head.description,
+        "models": [{**_ref("model", m.model), "total_params": m.model.total_params} for m in v.models],
+        "gpus": [{**_ref("gpu", g.gpu), "memory_bytes": g.gpu.memory_bytes, "usable_memory_bytes": g.usable}
+                 for g in v.gpus],
+        "popular_pairs": [{"model": _ref("model", p.model), "gpu": _ref("gpu", p.gpu),
+                           "pair_json_path": urls.api_pair(p.model.id, p.gpu.id),
+                           "total_bytes": p.estimate.total_bytes,
+                           "decode_tokens_per_s": _speed(p.estimate.decode_tokens_per_s, p.estimate.runs)}
+                          for p in v.popular],
+        "popular_pairs_rule": v.popular_rule,
+        "pair_json_path_template": urls.api_pair("{model}", "{gpu}"),
+        "schemas": {kind: urls.api_schema(kind) for kind in KINDS},
+        "changelog_path": urls.api_changelog(),
         "assumption_labels": dict(sorted(labels.ASSUMPTION.items())),
         "downloads": {"pairs_csv_path": PAIRS_CSV, "datapackage_path": DATAPACKAGE},
         "licence": {"code": CODE_LICENCE, "data": CODE_LICENCE, "note": LICENCE_NOTE},
     }
 
 
-PAIRS_CSV = "downloads/pairs-default.csv"
-DATAPACKAGE = "downloads/datapackage.json"
 DOCUMENTS = {"pair": pair_document, "model": model_document, "gpu": gpu_document, "index": index_document}
 KINDS = tuple(DOCUMENTS)
 
 
-def document_bytes(key: PageKey, view: dict[str, Any]) -> bytes:
+def document_bytes(key: PageKey, view: Any) -> bytes:
     """The JSON document of a page subject, from its (English) page view."""
     return dumps(DOCUMENTS[key.kind](key, view))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from .. import urls
 from ..estimate.fidelity import Grade
 from .i18n import LANGUAGES
 
@@ -125,5 +126,5 @@ SCHEMAS = {"pair": PAIR, "model": MODEL, "gpu": GPU, "index": INDEX}
 
 def schema_document(kind: str, base_url: str, version: str) -> dict[str, Any]:
     """The published schema of one document kind."""
-    return {"$schema": DRAFT, "$id": f"{base_url}api/v1/schema/{kind}.schema.json",
+    return {"$schema": DRAFT, "$id": f"{base_url}{urls.api_schema(kind)}",
             "title": f"VRAM Atlas API {version}: {kind} document", **SCHEMAS[kind]}

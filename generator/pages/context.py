@@ -8,6 +8,7 @@ from .i18n import DEFAULT_LANGUAGE
 from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
 from . import api, seo, social, views
+from .viewmodels.nav import OG_LOCALE, nav, other_languages
 from ..results import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
@@ -28,21 +29,23 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
     lang = renderer.lang(language)
     view = views.VIEWS[page.key.kind](results, page.key, lang)
     if page.key.kind in IMAGE_KINDS or (language == DEFAULT_LANGUAGE and page.key.kind in API_KINDS):
-        lang.memo[LAST_VIEW] = (page.key, dict(view))
+        lang.memo[LAST_VIEW] = (page.key, view)
     og_image = social.image_meta(page.key, language, view, lang, base_url)
     names = renderer.asset_names
-    crumbs = view.pop("breadcrumbs")
-    jsonld = [seo.breadcrumb_ld(crumbs, base_url)] if crumbs else []
+    head = view.head
+    jsonld = [seo.breadcrumb_ld(head.breadcrumbs, base_url)] if head.breadcrumbs else []
     if page.key.kind in ("pair", "model", "gpu", "compare", "methodology"):
-        jsonld.append(seo.article_ld(view["title"], view["description"], base_url + page.url_path, language,
-                                     view.pop("modified")))
+        jsonld.append(seo.article_ld(head.title, head.description, base_url + page.url_path, language, head.modified))
     return {
         "page": page,
         "root": root_prefix(page),
+        "nav": nav(language),
         "site": {"base_url": base_url, "css": names["css"], "js": names["js"], "language_names": LANGUAGE_NAMES},
-        "title": view.pop("title"),
-        "description": view.pop("description"),
-        "breadcrumbs": crumbs,
+        "title": head.title,
+        "description": head.description,
+        "breadcrumbs": head.breadcrumbs,
+        "og_locale": OG_LOCALE.get(language, OG_LOCALE["en"]),
+        "languages": other_languages(page.alternates(), language, LANGUAGE_NAMES),
         "jsonld": jsonld,
         "api_path": page.key.api_path() if page.key.kind in API_KINDS else None,
         "og_image": og_image,

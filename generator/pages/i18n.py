@@ -16,6 +16,7 @@ from babel.messages.catalog import Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
+from markupsafe import Markup
 
 LANGUAGES = ("en", "de")
 DEFAULT_LANGUAGE = "en"
@@ -158,3 +159,9 @@ def _format_date(value: dt.date, language: str) -> str:
 def formatter(language: str) -> Formatter:
     """The one formatter of a language."""
     return Formatter(language)
+
+
+def translation_markup(text: str) -> Markup:
+    """A translated message as markup: translations are text, so ``&``, ``<``, ``>`` and ``"`` are escaped (``'``
+    needs no escape: every template attribute is double-quoted)."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;"))

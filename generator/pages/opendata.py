@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import csv
 import io
+import posixpath
 from typing import Any, Callable
 
 from ..results import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, views
-from .plan import API_ROOT, PageKey
+from .i18n import formatter
+from .viewmodels.common import PROMPT_TOKENS, OfferRow
+from .. import urls
 
+_EN = formatter("en")  # the data files are in English
 Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
 
 
 class Row:
     """One pair of the CSV: the pages' recommended setup and its rental cost, the objects the pair page shows."""
 
-    def __init__(self, results: Results, model_id: str, gpu_id: str, offers: list[dict[str, Any]]):
+    def __init__(self, results: Results, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]):
         pick = results.pairs[(model_id, gpu_id)]
         self.model, self.gpu = results.catalog.models[model_id], results.catalog.gpus[gpu_id]
         self.quant, self.e = pick.quant, pick.estimate
@@ -30,7 +34,7 @@ def _speed(name: str) -> Getter:
 
 
 def _cost(name: str) -> Getter:
-    return lambda r: r.cost[name] if r.cost else None
+    return lambda r: getattr(r.cost, name) if r.cost else None
 
 
 # (column, Frictionless type, description, value): the data dictionary and the CSV come from this one table.
@@ -56,8 +60,8 @@ COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
      lambda r: r.e.max_sequences or None),
     ("decode_tokens_per_s", "number", "Decode speed, one sequence, tokens per second (empty: does not run)",
      _speed("decode_tokens_per_s")),
-    ("prefill_tokens_per_s", "number", "Prefill speed, 4K-token prompt, tokens per second", _speed("prefill_tokens_per_s")),
-    ("ttft_s", "number", "Time to first token of a 4K-token prompt, seconds", _speed("ttft_s")),
+    ("prefill_tokens_per_s", "number", f"Prefill speed, {_EN.tokens(PROMPT_TOKENS)}-token prompt, tokens per second", _speed("prefill_tokens_per_s")),
+    ("ttft_s", "number", f"Time to first token of a {_EN.tokens(PROMPT_TOKENS)}-token prompt, seconds", _speed("ttft_s")),
     ("batched_tokens_per_s", "number", "Decode throughput with max_sequences sequences, tokens per second",
      _speed("batched_tokens_per_s")),
     ("price_usd_per_gpu_hour", "number", "Cheapest catalogued cloud price per GPU-hour, USD (empty: no offer)",
@@ -67,7 +71,7 @@ COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
     ("usd_per_million_tokens_batched", "number", "Rental cost per 1M output tokens, batched, USD",
      _cost("batched_usd_per_mtok")),
     ("pair_json_path", "string", "The pair's JSON document, relative to the site's base URL",
-     lambda r: PageKey("pair", r.model.id, r.gpu.id).api_path()),
+     lambda r: urls.api_pair(r.model.id, r.gpu.id)),
 )
 
 
@@ -93,11 +97,11 @@ def datapackage(base_url: str) -> dict[str, Any]:
         "profile": "tabular-data-package", "name": "vram-atlas-pairs", "title": "VRAM Atlas: every LLM on every GPU",
         "homepage": base_url, "version": api.SCHEMA_VERSION,
         "description": ("The recommended setup of every catalogued model on every catalogued GPU at the pages' default "
-                        "(llama.cpp, one sequence, 8K context, f16 KV cache), as the pair pages show it. "
+                        f"(llama.cpp, one sequence, {_EN.tokens(PAGE_CONTEXT_TOKENS)} context, f16 KV cache), as the pair pages show it. "
                         + api.LICENCE_NOTE),
         "licenses": [{"name": api.CODE_LICENCE, "path": "https://opensource.org/licenses/MIT", "title": "MIT License"}],
         "resources": [{
-            "name": "pairs-default", "path": "pairs-default.csv", "profile": "tabular-data-resource", "format": "csv",
+            "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource", "format": "csv",
             "mediatype": "text/csv", "encoding": "utf-8",
             "schema": {"fields": [{"name": name, "type": kind, "description": text} for name, kind, text, _ in COLUMNS],
                        "primaryKey": ["model_id", "gpu_id"], "missingValues": [""]}}],
@@ -124,7 +128,7 @@ with its measured error.
 
 Every number comes from one estimator call per page; catalogue facts (parameter counts, configs, GGUF sizes, GPU \
 memory and bandwidth, prices) carry their source and the date they were read. Estimates are for llama.cpp, one \
-sequence, an 8K-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
+sequence, an {_EN.tokens(PAGE_CONTEXT_TOKENS)}-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
 "tight" (fits with little margin), "offload" (runs with part of the model in system RAM), "no_fit". Memory is \
 weights + KV cache + runtime buffers, tensor by tensor from each model's config.json. Decode time per token is the \
 bytes read over an efficiency times the GPU's bandwidth plus a fixed cost, with constants fitted per backend; the \
@@ -133,20 +137,20 @@ median {prefill['median']:.0%}) and every speed figure carries its backend's err
 
 ## Pages
 
-- [Index]({base_url}en/): every model and GPU
-- [Methodology]({base_url}en/methodology/): formulas, fitted constants and measured error
-- Model pages: {base_url}en/models/{{model}}/
-- GPU pages: {base_url}en/gpus/{{gpu}}/
-- Pair pages: {base_url}en/models/{{model}}/{{gpu}}/ (German: replace en/ with de/)
+- [Index]({base_url}{urls.index("en")}): every model and GPU
+- [Methodology]({base_url}{urls.methodology("en")}): formulas, fitted constants and measured error
+- Model pages: {base_url}{urls.model("en", "{model}")}
+- GPU pages: {base_url}{urls.gpu("en", "{gpu}")}
+- Pair pages: {base_url}{urls.pair("en", "{model}", "{gpu}")} (German: replace en/ with de/)
 
 ## API (static JSON, schema version {api.SCHEMA_VERSION})
 
-- [Index]({base_url}{API_ROOT}index.json): every model and GPU with its document's path
-- Model: {base_url}{API_ROOT}models/{{model}}.json
-- GPU: {base_url}{API_ROOT}gpus/{{gpu}}.json
-- Pair: {base_url}{API_ROOT}models/{{model}}/{{gpu}}.json
-- [Schemas]({base_url}{API_ROOT}schema/pair.schema.json): JSON Schema 2020-12, one per kind (index, model, gpu, pair)
-- [Changelog]({base_url}{API_ROOT}CHANGELOG.md)
+- [Index]({base_url}{urls.api_index()}): every model and GPU with its document's path
+- Model: {base_url}{urls.api_model("{model}")}
+- GPU: {base_url}{urls.api_gpu("{gpu}")}
+- Pair: {base_url}{urls.api_pair("{model}", "{gpu}")}
+- [Schemas]({base_url}{urls.api_schema("pair")}): JSON Schema 2020-12, one per kind (index, model, gpu, pair)
+- [Changelog]({base_url}{urls.api_changelog()})
 
 Keys name their units: *_bytes (bytes), *_tokens_per_s (tokens per second), *_s (seconds), *_usd_* (US dollars); \
 null means not applicable (a setup that does not run has no speed) or not in the catalogue. Paths in documents are \
@@ -154,8 +158,8 @@ relative to {base_url}.
 
 ## Downloads
 
-- [Every pair, default setup (CSV)]({base_url}{api.PAIRS_CSV}): one row per model and GPU
-- [Data dictionary]({base_url}{api.DATAPACKAGE}): Frictionless data package with every column's type and unit
+- [Every pair, default setup (CSV)]({base_url}{urls.PAIRS_CSV}): one row per model and GPU
+- [Data dictionary]({base_url}{urls.DATAPACKAGE}): Frictionless data package with every column's type and unit
 
 ## Licence
 
@@ -165,7 +169,7 @@ relative to {base_url}.
 
 def files(results: Results, base_url: str) -> list[tuple[str, bytes]]:
     """Every site-wide open-data file as (site path, bytes)."""
-    schemas = [(f"{API_ROOT}schema/{kind}.schema.json",
+    schemas = [(urls.api_schema(kind),
                 api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api.KINDS]
-    return [*schemas, (f"{API_ROOT}CHANGELOG.md", changelog()), (api.PAIRS_CSV, pairs_csv(results)),
-            (api.DATAPACKAGE, api.dumps(datapackage(base_url))), ("llms.txt", llms_txt(results, base_url))]
+    return [*schemas, (urls.api_changelog(), changelog()), (urls.PAIRS_CSV, pairs_csv(results)),
+            (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(results, base_url))]

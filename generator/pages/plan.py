@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from .. import urls
 from ..catalog.schema import Catalog
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 API = "api"  # the open-data documents' pseudo-language: one JSON file per subject, planned beside its pages
-API_ROOT = "api/v1/"
 API_KINDS = ("index", "model", "gpu", "pair")
-IMAGE_ROOT = "og/"  # social preview images: one PNG per subject and language, planned right after its page
 IMAGE_KINDS = ("index", "model", "gpu")
 
 
@@ -25,28 +24,28 @@ class PageKey:
 
     def url_path(self, language: str) -> str:
         """The page's URL path below the site root, ending in ``/`` (or ``.html`` for the 404 page)."""
-        if self.kind == "notfound":
-            return "404.html" if language == DEFAULT_LANGUAGE else f"{language}/404.html"
         kind = self.kind
+        if kind == "notfound":
+            return urls.notfound(language)
         if kind == "pair":
-            return f"{language}/models/{self.model}/{self.gpu}/"
+            return urls.pair(language, self.model, self.gpu)
         if kind == "model":
-            return f"{language}/models/{self.model}/"
+            return urls.model(language, self.model)
         if kind == "gpu":
-            return f"{language}/gpus/{self.gpu}/"
+            return urls.gpu(language, self.gpu)
         if kind == "compare":
-            return f"{language}/compare/{self.model}/"
-        return f"{language}/{'methodology/' if kind == 'methodology' else ''}"
+            return urls.compare(language, self.model)
+        return urls.methodology(language) if kind == "methodology" else urls.index(language)
 
     def api_path(self) -> str:
         """The site path of the subject's JSON document (index, model, GPU and pair subjects have one)."""
         if self.kind == "pair":
-            return f"{API_ROOT}models/{self.model}/{self.gpu}.json"
+            return urls.api_pair(self.model, self.gpu)
         if self.kind == "model":
-            return f"{API_ROOT}models/{self.model}.json"
+            return urls.api_model(self.model)
         if self.kind == "gpu":
-            return f"{API_ROOT}gpus/{self.gpu}.json"
-        return f"{API_ROOT}index.json"
+            return urls.api_gpu(self.gpu)
+        return urls.api_index()
 
     def image_key(self) -> "PageKey":
         """The subject whose social preview image the page shows: a pair or comparison shows its model's, the
@@ -59,10 +58,10 @@ class PageKey:
         """The site path of the social preview image the page shows in ``language``."""
         key = self.image_key()
         if key.kind == "model":
-            return f"{IMAGE_ROOT}{language}/models/{key.model}.png"
+            return urls.image_model(language, key.model)
         if key.kind == "gpu":
-            return f"{IMAGE_ROOT}{language}/gpus/{key.gpu}.png"
-        return f"{IMAGE_ROOT}{language}/index.png"
+            return urls.image_gpu(language, key.gpu)
+        return urls.image_index(language)
 
 
 @dataclass(frozen=True)

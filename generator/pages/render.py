@@ -22,9 +22,9 @@ from ..incremental import digest, library_versions
 from ..links import href
 from . import codegen
 from .codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
-from .i18n import LANGUAGES, Formatter, formatter, translations
+from .i18n import LANGUAGES, Formatter, formatter, translation_markup, translations
 from .labels import translated_labels
-from .views import Lang
+from .viewmodels.common import Lang
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
     return {
@@ -40,12 +40,6 @@ def _filters(fmt: Formatter) -> dict[str, Any]:
         "params": fmt.params,
         "href": href,
     }
-
-
-def translation_markup(text: str) -> Markup:
-    """A translated message as markup: translations are text, so ``&``, ``<``, ``>`` and ``"`` are escaped (``'``
-    needs no escape: every template attribute is double-quoted)."""
-    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;"))
 
 
 class FastGettext(Messages):
@@ -135,10 +129,12 @@ class PageEnvironment(jinja2.Environment):
 
 
 class FragmentCache(DirectCalls):
-    """``cached(template, key, **values)``: a partial rendered once per key and reused (Hugo's partialCached).
+    """``cached(template, part)``: a partial rendered once per part key and reused (Hugo's ``partialCached``).
 
-    The key names what the partial shows besides the page's root prefix (always part of the key) and the language
-    (one cache per environment); ``values`` are added to the calling page's context.
+    The part (``viewmodels/parts.py``) is the partial's whole context: the partial sees ``p`` (the part), ``root``
+    (always part of the cache key: pages at different depths link differently) and the environment's globals, never
+    the calling page's variables, so it cannot show what the part's ``key`` does not name. One cache per environment
+    (language).
     """
 
     def __init__(self, env: jinja2.Environment):
@@ -148,14 +144,13 @@ class FragmentCache(DirectCalls):
         self._hits = 0
 
     @jinja2.pass_context
-    def __call__(self, context: jinja2.runtime.Context, template: str, key: Any, **values: Any) -> Markup:
-        full_key = (template, context.parent["root"], key)  # a page variable: in the parent, never a {% set %}
+    def __call__(self, context: jinja2.runtime.Context, template: str, part: Any) -> Markup:
+        root = context.parent["root"]  # a page variable: in the parent, never a {% set %}
+        full_key = (template, root, part.key)
         found = self._rendered.get(full_key)
         if found is None:
-            # The page's variables already include the globals: the partial runs on one merged dict, not on the
-            # copy with the globals merged in again that Template.render would make (a partial per link row).
             partial = self._template(template)
-            local = partial.new_context({**context.get_all(), **values}, shared=True)
+            local = partial.new_context({**partial.globals, "root": root, "p": part}, shared=True)
             found = self._rendered[full_key] = Markup("".join(partial.root_render_func(local)))
         else:
             self._hits += 1

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import Any, Sequence
 
+from .. import urls
 from ..catalog.schema import Catalog
 from .i18n import LANGUAGES
 from .plan import Page
@@ -18,11 +19,11 @@ ROOT_PAGE = """<!doctype html>
 <title>VRAM Atlas: can this GPU run this LLM?</title>
 <meta name="description" content="Memory, speed and cost of every catalogued LLM on every catalogued GPU, in English and German.">
 <meta name="robots" content="noindex, follow">
-<link rel="canonical" href="{base}en/">
-<meta http-equiv="refresh" content="0; url=en/">
+<link rel="canonical" href="{base}{en}">
+<meta http-equiv="refresh" content="0; url={en}">
 </head>
 <body>
-<main><h1>VRAM Atlas</h1><p><a href="en/" hreflang="en">English</a> · <a href="de/" hreflang="de" lang="de">Deutsch</a></p></main>
+<main><h1>VRAM Atlas</h1><p><a href="{en}" hreflang="en">English</a> · <a href="{de}" hreflang="de" lang="de">Deutsch</a></p></main>
 </body>
 </html>
 """
@@ -42,7 +43,7 @@ def _sitemap(pages: list[Page], language: str, base_url: str) -> bytes:
 
 def site_paths() -> tuple[str, ...]:
     """The files :func:`site_files` writes, in its order."""
-    return ("sitemap.xml", "robots.txt", "index.html", *(f"{language}/sitemap.xml" for language in LANGUAGES))
+    return (urls.SITEMAP_INDEX, urls.ROBOTS, "index.html", *(urls.sitemap(language) for language in LANGUAGES))
 
 
 def site_files(catalog: Catalog, pages: list[Page], base_url: str) -> list[tuple[str, bytes]]:
@@ -50,19 +51,19 @@ def site_files(catalog: Catalog, pages: list[Page], base_url: str) -> list[tuple
     the base URL alone)."""
     del catalog
     index = ['<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    index += [f"<sitemap><loc>{escape(base_url, quote=False)}{language}/sitemap.xml</loc></sitemap>" for language in LANGUAGES]
+    index += [f"<sitemap><loc>{escape(base_url, quote=False)}{urls.sitemap(language)}</loc></sitemap>" for language in LANGUAGES]
     index.append("</sitemapindex>\n")
-    files = [("sitemap.xml", "\n".join(index).encode()),
-             ("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base_url}sitemap.xml\n".encode()),
-             ("index.html", ROOT_PAGE.format(base=base_url).encode())]
-    files += [(f"{language}/sitemap.xml", _sitemap(pages, language, base_url)) for language in LANGUAGES]
+    files = [(urls.SITEMAP_INDEX, "\n".join(index).encode()),
+             (urls.ROBOTS, f"User-agent: *\nAllow: /\nSitemap: {base_url}{urls.SITEMAP_INDEX}\n".encode()),
+             ("index.html", ROOT_PAGE.format(base=base_url, en=urls.index("en"), de=urls.index("de")).encode())]
+    files += [(urls.sitemap(language), _sitemap(pages, language, base_url)) for language in LANGUAGES]
     return files
 
 
-def breadcrumb_ld(crumbs: list[dict[str, str]], base_url: str) -> dict[str, Any]:
+def breadcrumb_ld(crumbs: Sequence[Any], base_url: str) -> dict[str, Any]:
     """schema.org BreadcrumbList matching the visible breadcrumb."""
     return {"@context": "https://schema.org", "@type": "BreadcrumbList",
-            "itemListElement": [{"@type": "ListItem", "position": i + 1, "name": c["name"], "item": base_url + c["path"]}
+            "itemListElement": [{"@type": "ListItem", "position": i + 1, "name": c.name, "item": base_url + c.path}
                                 for i, c in enumerate(crumbs)]}
 
 

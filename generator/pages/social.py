@@ -10,8 +10,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from ..results import PAGE_CONTEXT_TOKENS
 from .plan import IMAGE_KINDS, PageKey
-from .views import Lang
+from .viewmodels.common import Lang
 
 WIDTH, HEIGHT = 1200, 630  # the size Facebook, LinkedIn and X show large
 MARGIN = 72
@@ -63,35 +64,36 @@ def _wrapped(text: str, name: str, size: int, width: int) -> list[str]:
     return [first, *([_fitted(rest, name, size, width, size)[0]] if rest else [])]
 
 
-def _card(kind: str, v: dict[str, Any], lang: Lang) -> tuple[str, str, list[tuple[str, str]]]:
+def _card(kind: str, v: Any, lang: Lang) -> tuple[str, str, list[tuple[str, str]]]:
     """Title, subtitle and (value, label) figures of one subject's image, from its page's view."""
     _, fmt = lang.gettext, lang.fmt
+    context = fmt.tokens(PAGE_CONTEXT_TOKENS)
     if kind == "model":
-        arch, headline = v["architecture"], v["headline"]
-        params = (_("%(total)s parameters, %(active)s active") % {"total": fmt.params(arch["total_params"]),
-                                                                  "active": fmt.params(arch["active_params"])}
-                  if arch["active_params"] != arch["total_params"] else
-                  _("%(total)s parameters") % {"total": fmt.params(arch["total_params"])})
-        return v["model"].name, params, [
-            (fmt.gib(headline["q4_bytes"]), _("Q4_K_M, 8K context")),
-            (fmt.gib(headline["bf16_bytes"]), _("BF16, 8K context")),
-            (_("%(fit)s of %(n)s") % {"fit": fmt.number(headline["q4_fits"]), "n": fmt.number(headline["gpus"])},
+        arch, headline = v.architecture, v.headline
+        params = (_("%(total)s parameters, %(active)s active") % {"total": fmt.params(arch.total_params),
+                                                                  "active": fmt.params(arch.active_params)}
+                  if arch.active_params != arch.total_params else
+                  _("%(total)s parameters") % {"total": fmt.params(arch.total_params)})
+        return v.model.name, params, [
+            (fmt.gib(headline.q4_bytes), _("Q4_K_M, %(context)s context") % {"context": context}),
+            (fmt.gib(headline.bf16_bytes), _("BF16, %(context)s context") % {"context": context}),
+            (_("%(fit)s of %(n)s") % {"fit": fmt.number(headline.q4_fits), "n": fmt.number(headline.gpus)},
              _("GPUs it fits on at Q4_K_M")),
         ]
     if kind == "gpu":
-        gpu = v["gpu"]
+        gpu = v.gpu
         return gpu.name, gpu.memory_type, [
             (fmt.gib(gpu.memory_bytes, 0), _("Memory")),
             (f"{fmt.number(gpu.bandwidth_gb_per_s)}\u00a0GB/s", _("Bandwidth")),
-            (_("%(fit)s of %(n)s") % {"fit": fmt.number(v["fits_count"]), "n": fmt.number(len(v["rows"]))},
-             _("LLMs that fit at 8K context")),
+            (_("%(fit)s of %(n)s") % {"fit": fmt.number(v.fits_count), "n": fmt.number(len(v.rows))},
+             _("LLMs that fit at %(context)s context") % {"context": context}),
         ]
     return "VRAM Atlas", _("Can this GPU run this LLM?"), [
-        (fmt.number(len(v["models"])), _("LLMs")), (fmt.number(len(v["gpus"])), _("GPUs")),
+        (fmt.number(len(v.models)), _("LLMs")), (fmt.number(len(v.gpus)), _("GPUs")),
     ]
 
 
-def image_bytes(key: PageKey, view: dict[str, Any], lang: Lang) -> bytes:
+def image_bytes(key: PageKey, view: Any, lang: Lang) -> bytes:
     """The subject's preview image as PNG bytes: the same bytes for the same view (no time or metadata chunk)."""
     title, subtitle, figures = _card(key.kind, view, lang)
     image = Image.new("L", (WIDTH, HEIGHT), 0)
@@ -120,15 +122,16 @@ def image_bytes(key: PageKey, view: dict[str, Any], lang: Lang) -> bytes:
     return out.getvalue()
 
 
-def image_meta(key: PageKey, language: str, view: dict[str, Any], lang: Lang, base_url: str) -> dict[str, Any]:
+def image_meta(key: PageKey, language: str, view: Any, lang: Lang, base_url: str) -> dict[str, Any]:
     """What a page's head says of the image it shows: absolute URL, size and alternative text."""
     _ = lang.gettext
     if key.kind in IMAGE_KINDS:  # what the image shows, word for word
         title, subtitle, figures = _card(key.kind, view, lang)
         alt = "; ".join([f"{title} ({subtitle})", *(f"{label}: {value}" for value, label in figures)])
     elif key.image_key().kind == "model":
-        alt = _("%(model)s: memory at Q4_K_M and BF16 with 8K context, and how many GPUs it fits on") % {
-            "model": view["model"].name}
+        alt = _("%(model)s: memory at Q4_K_M and BF16 with %(context)s context, and how many GPUs it fits on") % {
+            "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS),
+            "model": view.model.name}
     else:
         alt = _("VRAM Atlas: how many LLMs and GPUs it covers")
     return {"url": base_url + key.image_path(language), "width": WIDTH, "height": HEIGHT, "alt": alt}

@@ -1,0 +1,184 @@
+"""What every page kind's view shares: the language handle, page head, breadcrumbs, source rows, cloud offers and
+their rental cost."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple, TypeVar
+from urllib.parse import urlparse
+
+from markupsafe import Markup
+
+from ... import urls
+from ...catalog import freshness
+from ...catalog.schema import Gpu, Model
+from ...estimate import cost
+from ...estimate.api import Estimate, Request
+from ...estimate.cost import HOURS_PER_MONTH
+from ...links import is_safe_href
+from ...results import Results
+from .. import labels
+from ..codegen import escape_output
+from ..i18n import Formatter, translation_markup
+
+T = TypeVar("T")
+PROMPT_TOKENS = Request().prompt_tokens  # the prompt the pages' time to first token is estimated for
+
+
+@dataclass(frozen=True)
+class Lang:
+    """What a view needs of a language: its code, formatter, gettext and prose pages (rendered Markdown), and a
+    memo for view parts many pages share (one ``Lang`` per language and process)."""
+
+    code: str
+    fmt: Formatter
+    gettext: Callable[[str], str]
+    prose: Callable[[str], Markup]
+    memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
+    messages: dict[str, Markup] = field(default_factory=dict, compare=False, repr=False)
+
+    def shared(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, once per key in this language (the key must name everything the result depends on)."""
+        try:
+            return self.memo[key]
+        except KeyError:
+            value = self.memo[key] = compute()
+            return value
+
+    def _(self, message: str, **values: Any) -> Markup:
+        """A translated message as markup with each value escaped: the bytes ``{{ _(message, **values) }}`` writes
+        in a template (values are formatted by the caller, as the template's filters would). Named ``_`` so that
+        message extraction (pybabel's default keywords) finds its messages."""
+        translated = self.messages.get(message)
+        if translated is None:
+            translated = self.messages[message] = translation_markup(self.gettext(message))
+        if not values:
+            return translated
+        for name, value in values.items():  # the call's own dict
+            values[name] = escape_output(value)
+        return str.__new__(Markup, str.__mod__(translated, values))
+
+
+class Crumb(NamedTuple):
+    name: str
+    path: str
+
+
+class Head(NamedTuple):
+    """What a page's head and JSON-LD say of it: title, description, breadcrumbs and date last modified."""
+
+    title: str
+    description: str
+    breadcrumbs: tuple[Crumb, ...] = ()
+    modified: str | None = None
+
+
+def home(lang: Lang) -> Crumb:
+    return Crumb(lang.gettext("Home"), urls.index(lang.code))
+
+
+def latest_read(*entries: Model | Gpu) -> str:
+    """The date the newest source of these entries was read, as an ISO date."""
+    return max(s.read for e in entries for s in e.sources).isoformat()
+
+
+class SourceRow(NamedTuple):
+    what: str
+    url: str
+    link: bool  # an https URL, linked; else a document title, shown as text
+    host: str
+    read: dt.date
+
+
+def source_rows(entries: list[tuple[str, Model | Gpu]], gettext: Callable[[str], str]) -> tuple[SourceRow, ...]:
+    rows = []
+    for what, entry in entries:
+        for source in entry.sources:
+            link = is_safe_href(source.url)
+            fields = ", ".join(gettext(labels.FIELD[f]) if f in labels.FIELD else f for f in source.fields)
+            rows.append(SourceRow(f"{what} ({fields})", source.url, link,
+                                  urlparse(source.url).netloc if link else source.url, source.read))
+    return tuple(rows)
+
+
+class OfferRow(NamedTuple):
+    """A cloud offer for a GPU with its age on the build's price reference date."""
+
+    provider: str
+    instance: str
+    vram_bytes: int
+    gpu_count: int
+    usd_per_hour: float
+    usd_per_gpu_hour: float
+    usd_per_month: float
+    billing: str
+    tier: str
+    checked: dt.date
+    age_days: int
+    one_day: bool  # "1 day old", not "1 days old"
+    stale: bool
+    url: str
+
+
+def marketed_memory_bytes(gpu: Gpu) -> int:
+    """The GPU's memory as vendors and clouds state it, in decimal bytes (24 GB for an RTX 4090, whose driver
+    reports 23.99 GiB): ``memory_gb`` where given, else ``memory_bytes`` is the marketed size read as GiB."""
+    return round((gpu.memory_gb if gpu.memory_gb is not None else gpu.memory_bytes / 2**30) * 1e9)
+
+
+def offer_rows(results: Results, gpu_id: str) -> tuple[OfferRow, ...]:
+    """Cloud offers for a GPU, cheapest per GPU first, each with its age on the build's price reference date."""
+    gpu = results.catalog.gpus[gpu_id]
+    as_of = results.price_reference_date
+    rows = []
+    for p, o in results.offers_by_gpu[gpu_id]:
+        age = freshness.age_days(o.checked, as_of) if as_of else 0
+        rows.append(OfferRow(p.name, o.instance, marketed_memory_bytes(gpu) * o.gpu_count, o.gpu_count,
+                             o.price_usd_per_hour, o.price_usd_per_hour / o.gpu_count,
+                             o.price_usd_per_hour * HOURS_PER_MONTH, o.billing, o.tier, o.checked, age,
+                             age == 1, freshness.is_stale(age), o.url))
+    return tuple(rows)
+
+
+def cheapest_offer(results: Results, gpu_id: str) -> OfferRow | None:
+    """The cheapest single-GPU-equivalent offer for a GPU."""
+    offers = offer_rows(results, gpu_id)
+    return offers[0] if offers else None
+
+
+def cheapest_per_tier(rows: tuple[OfferRow, ...]) -> tuple[OfferRow, ...]:
+    """The cheapest offer of each tier, cheapest first: what a pair page lists (its GPU page lists them all)."""
+    seen: set[str] = set()
+    return tuple(row for row in rows if not (row.tier in seen or seen.add(row.tier)))
+
+
+def offer_label(offer: OfferRow) -> str:
+    return f"{offer.provider}, {offer.instance}"
+
+
+class RentalCost(NamedTuple):
+    """Cost per 1M output tokens on the cheapest offer."""
+
+    usd_per_hour: float
+    offer_label: str
+    single_usd_per_mtok: float
+    batched_usd_per_mtok: float
+
+
+def rental_cost(offers: tuple[OfferRow, ...], e: Estimate) -> RentalCost | None:
+    """Cost per 1M output tokens on the cheapest offer (``offer_rows`` order), or None without an offer or speed."""
+    if not offers or e.decode_tokens_per_s <= 0:
+        return None
+    per_gpu = offers[0].usd_per_gpu_hour
+    return RentalCost(per_gpu, offer_label(offers[0]), cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
+                      cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu))
+
+
+def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:
+    """(USD, kind, date) rent-or-buy uses: a current street price where one is given, else the catalogued price."""
+    if gpu.street_price_usd is not None:
+        return gpu.street_price_usd, "street", gpu.street_price_date
+    if gpu.price_usd is not None:
+        return gpu.price_usd, gpu.price_kind or "msrp", gpu.price_date
+    return None

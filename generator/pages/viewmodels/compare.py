@@ -1,0 +1,62 @@
+"""The comparison page: a model on its recommended GPUs side by side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ... import urls
+from ...catalog.schema import Gpu, Model
+from ...estimate.api import Estimate
+from ...results import PAGE_CONTEXT_TOKENS, Results
+from ..plan import PageKey
+from .common import PROMPT_TOKENS, Crumb, Head, Lang, RentalCost, home, latest_read, offer_rows, rental_cost
+from .launch import CommandRow, pair_commands
+
+
+class Column(NamedTuple):
+    gpu: Gpu
+    path: str
+    roles: tuple[str, ...]
+    quant: str
+    estimate: Estimate
+    cost: RentalCost | None
+    command: CommandRow | None  # llama.cpp's, where it runs
+
+
+@dataclass(frozen=True, slots=True)
+class CompareView:
+    head: Head
+    model: Model
+    context: int
+    prompt_tokens: int
+    columns: tuple[Column, ...]
+
+
+def compare_view(results: Results, key: PageKey, lang: Lang) -> CompareView:
+    """A model on its recommended GPUs side by side: fit, speed, cost and the llama.cpp command of each."""
+    _ = lang.gettext
+    model = results.catalog.models[key.model]
+    roles: dict[str, list[str]] = {}
+    for pick in results.recommendations(model.id):
+        roles.setdefault(pick.gpu, []).append(pick.role)
+    columns = []
+    for gpu_id in results.compare_gpus(model.id):
+        pick = results.pairs[(model.id, gpu_id)]
+        offers = lang.shared(("offer_rows", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
+        command = next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate,
+                                                 lang) if c.engine == "llama.cpp"), None)
+        columns.append(Column(results.catalog.gpus[gpu_id], urls.pair(lang.code, model.id, gpu_id),
+                              tuple(roles.get(gpu_id, ())), pick.quant, pick.estimate,
+                              rental_cost(offers, pick.estimate), command))
+    names = ", ".join(c.gpu.name for c in columns)
+    return CompareView(
+        head=Head(
+            _("%(model)s on %(n)s GPUs side by side: memory, speed and cost") % {"model": model.name, "n": len(columns)},
+            _("%(model)s on %(gpus)s: memory, decode speed, time to first token, cost per million tokens "
+              "and launch commands, side by side.") % {"model": model.name, "gpus": names},
+            (home(lang), Crumb(model.name, urls.model(lang.code, model.id)),
+             Crumb(_("GPU comparison"), urls.compare(lang.code, model.id))),
+            latest_read(model, *(c.gpu for c in columns))),
+        model=model, context=PAGE_CONTEXT_TOKENS, prompt_tokens=PROMPT_TOKENS, columns=tuple(columns),
+    )

@@ -1,0 +1,72 @@
+"""The GPU page: every model on one GPU with its best quantization, speed and largest context."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ... import urls
+from ...catalog import freshness
+from ...catalog.schema import Gpu, Model
+from ...estimate.api import Estimate
+from ...estimate.device import DeviceSpec
+from ...results import PAGE_CONTEXT_TOKENS, RANK, Results
+from ..plan import PageKey
+from .common import Crumb, Head, Lang, OfferRow, home, latest_read, offer_rows
+from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
+
+
+class ModelRow(NamedTuple):
+    model: Model
+    path: str
+    quant: str
+    estimate: Estimate
+
+
+class Comparison(NamedTuple):
+    model: Model
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class GpuView:
+    head: Head
+    gpu: Gpu
+    device: DeviceSpec
+    rows: tuple[ModelRow, ...]
+    fits_count: int
+    about_gpu: AboutGpuPart
+    offers: tuple[OfferRow, ...]
+    prices_as_of: dt.date | None
+    stale_after_days: int
+    sources: SourcesPart
+    comparisons: tuple[Comparison, ...]
+
+
+def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:
+    """Every model on one GPU with its best quantization, speed and largest context."""
+    _ = lang.gettext
+    gpu = results.catalog.gpus[key.gpu]
+    rows = tuple(sorted((ModelRow(results.catalog.models[m], urls.pair(lang.code, m, key.gpu),
+                                  results.pairs[(m, key.gpu)].quant, results.pairs[(m, key.gpu)].estimate)
+                         for m in results.catalog.models),
+                        key=lambda r: (RANK[r.estimate.verdict], -r.estimate.decode_tokens_per_s, r.model.id)))
+    fitting = sum(1 for r in rows if r.estimate.verdict in ("fits", "tight"))
+    return GpuView(
+        head=Head(
+            _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
+            _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at "
+              "%(context)s context.") % {
+                "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
+                "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting),
+                "n": lang.fmt.number(len(rows)), "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
+            (home(lang), Crumb(gpu.name, urls.gpu(lang.code, gpu.id))), latest_read(gpu)),
+        gpu=gpu, device=results.devices[key.gpu], rows=rows, fits_count=fitting,
+        about_gpu=about_gpu_part(results, key.gpu, lang),
+        offers=lang.shared(("offer_rows", key.gpu), lambda: offer_rows(results, key.gpu)),
+        prices_as_of=results.price_reference_date, stale_after_days=freshness.STALE_AFTER_DAYS,
+        sources=gpu_sources_part(results, key.gpu, lang),
+        comparisons=tuple(Comparison(results.catalog.models[m], urls.compare(lang.code, m))
+                          for m in results.compared_with[key.gpu]),
+    )

@@ -1,0 +1,20 @@
+"""The 404 page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...results import Results
+from ..plan import PageKey
+from .common import Head, Lang
+
+
+@dataclass(frozen=True, slots=True)
+class NotFoundView:
+    head: Head
+
+
+def notfound_view(results: Results, key: PageKey, lang: Lang) -> NotFoundView:
+    _ = lang.gettext
+    return NotFoundView(Head(_("Page not found · VRAM Atlas"),
+                             _("This page does not exist. Find a model or a GPU from the index.")))

@@ -1,0 +1,322 @@
+"""The pair page (one model on one GPU): its view and the sections it is made of."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from markupsafe import Markup
+
+from ... import urls
+from ...catalog.schema import Gpu, Model
+from ...estimate import bands, cost, fidelity, finetune, speed
+from ...estimate.api import Estimate, ModelSpec
+from ...estimate.cost import HOURS_PER_MONTH
+from ...estimate.fit import on_gpu_verdict
+from ... import results as site_results  # FINETUNE_SEQ_LEN read when used: the one the estimates were made with
+from ...results import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
+from .. import charts, labels
+from ..plan import PageKey
+from . import pair_text
+from .common import PROMPT_TOKENS, Crumb, Head, Lang, OfferRow, RentalCost, home, latest_read, purchase_price, rental_cost
+from .insight import Insight, pair_insight
+from .launch import CommandRow, pair_commands
+from .parts import (AboutGpuPart, AboutModelPart, ArchitecturePart, HardwarePart, LinkPart, OffersPart, SourcesPart,
+                    about_gpu_part, about_model_part, architecture_part, gpu_sources_part, hardware_part, link_parts,
+                    model_sources_part, offers_part)
+from .serving import ServingView, serving_view
+
+FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
+
+
+class SplitPart(NamedTuple):
+    key: str
+    width: float  # percent of the total
+
+
+class MatrixRow(NamedTuple):
+    quant: str
+    est: Estimate
+    grade: str
+    at_floor: bool
+    pick: bool  # the page's recommended quantization
+    best_gpu: Gpu | None
+    best_gpu_path: str
+
+
+class ContextRow(NamedTuple):
+    context: int
+    kv_f16: int
+    total_f16: int
+    over_f16: bool
+    kv_q8: int
+    total_q8: int
+    over_q8: bool
+
+
+class Owned(NamedTuple):
+    months: int
+    usd_per_hour: float
+    usd_per_mtok: float
+    joules_per_token: float
+    tokens_per_s_per_100_usd: float
+
+
+class RentVsBuy(NamedTuple):
+    price_usd: float
+    price_kind: str
+    price_date: dt.date | None
+    usd_per_kwh: float
+    hours_per_month: float
+    power_usd_per_month: float
+    breakeven_months: float | None
+    owned: Owned | None
+
+
+class FinetuneRow(NamedTuple):
+    method: str
+    est: finetune.FinetuneEstimate
+    verdict: str
+    seq_len: int
+    grads_optimizer_bytes: int
+    suggestion: str | None
+    suggestion_path: str | None
+
+
+class Offload(NamedTuple):
+    """What stays in system RAM when the model does not fit, and the system-RAM bandwidth decode assumes."""
+
+    cpu_moe_layers: int
+    cpu_layers: int
+    gpu_layers: int
+    n_layers: int
+    host_bytes: int
+    expert_bytes: int
+    dense_bytes: int
+    gpu_bytes: int
+    host_gb_per_s: float
+
+
+class Assumption(NamedTuple):
+    key: str
+    label: str
+    value: str
+    english: bool  # the label tables miss the text: it keeps its English words
+
+
+@dataclass(frozen=True, slots=True)
+class PairView:
+    """The model-on-GPU report."""
+
+    head: Head
+    model: Model
+    gpu: Gpu
+    spec: ModelSpec
+    headline: Estimate
+    quant: str
+    context: int
+    prompt_tokens: int
+    quant_grade: str
+    quant_at_floor: bool
+    kv_type: str
+    device_memory_bytes: int
+    margin_ratio: float
+    utilisation: float
+    offloaded_bytes: int
+    verdict_reason: Markup
+    quality_warning: Markup | None
+    weights_note: Markup
+    split: tuple[SplitPart, ...]
+    matrix: tuple[MatrixRow, ...]
+    sequences_8k: int
+    context_rows: tuple[ContextRow, ...]
+    context_chart: Markup
+    max_context_f16: int
+    max_context_q8: int
+    context_note: Markup
+    kv_note: Markup | None
+    offers: OffersPart
+    cost: RentalCost | None
+    rent_vs_buy: RentVsBuy | None
+    finetune: tuple[FinetuneRow, ...]
+    finetune_note: Markup
+    serving: ServingView | None
+    commands: tuple[CommandRow, ...]
+    no_command_note: Markup | None
+    offload: Offload | None
+    recommended: HardwarePart
+    architecture: ArchitecturePart
+    about_model: AboutModelPart
+    about_gpu: AboutGpuPart
+    model_sources: SourcesPart
+    gpu_sources: SourcesPart
+    insight: Insight
+    assumptions: tuple[Assumption, ...]
+    error_band: bands.ErrorBand
+    other_gpus: tuple[LinkPart, ...]
+    other_models: tuple[LinkPart, ...]
+    largest_here: tuple[LinkPart, ...]
+    instead: tuple[LinkPart, ...]  # models that fit, shown where this one does not
+    compare_path: str
+    faq_can_run: Markup
+    faq_speed: Markup
+    faq_context: Markup
+
+
+def _split(e: Estimate) -> tuple[SplitPart, ...]:
+    total = e.total_bytes or 1
+    parts = (("weights", e.weights_bytes), ("kv", e.kv_cache_bytes), ("runtime", e.runtime_overhead_bytes))
+    return tuple(SplitPart(key, round(100 * size / total, 2)) for key, size in parts)
+
+
+def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
+    """This model on other GPUs (similar memory first), other models on this GPU (similar size first) and the
+    largest models that fit on this GPU, as (model, GPU) pairs."""
+    return {
+        "other_gpus": [(model_id, g) for g in results.similar_gpus[gpu_id]],
+        "other_models": [(m, gpu_id) for m in results.similar_models[model_id]],
+        "largest_here": [(m, gpu_id) for m in results.largest_fitting(gpu_id, FITTING_SHOWN + 1) if m != model_id][:FITTING_SHOWN],
+    }
+
+
+def related_ids(results: Results, model_id: str, gpu_id: str) -> list[tuple[str, str]]:
+    """Every pair the related links of a pair page show (what its page digest depends on)."""
+    return [pair for pairs in related_pairs(results, model_id, gpu_id).values() for pair in pairs]
+
+
+def _context(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[tuple[ContextRow, ...], Markup]:
+    sweep = results.context_sweep(model_id, gpu_id)
+    usable = sweep.usable_bytes
+    rows = tuple(ContextRow(context, kv_f16, total_f16, total_f16 > usable, kv_q8, total_q8, total_q8 > usable)
+                 for context, kv_f16, total_f16, kv_q8, total_q8 in sweep.rows)
+    _ = lang.gettext
+    chart = charts.line_chart(
+        _("Memory against context length"), tuple(lang.fmt.tokens(r.context) for r in rows),
+        (charts.Series("c-f16", _("KV cache f16"), tuple(r.total_f16 / 2**30 for r in rows)),
+         charts.Series("c-q8", _("KV cache q8_0"), tuple(r.total_q8 / 2**30 for r in rows))),
+        results.devices[gpu_id].usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
+    return rows, chart
+
+
+def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) -> tuple[FinetuneRow, ...]:
+    device = results.devices[gpu_id]
+    rows = []
+    for method in FINETUNE_METHODS:
+        est = results.finetune(model_id, method)
+        verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
+        suggestion = results.finetune_gpu(model_id, method)
+        rows.append(FinetuneRow(method, est, verdict, site_results.FINETUNE_SEQ_LEN, est.gradients_bytes + est.optimizer_bytes,
+                                suggestion[1] if suggestion else None,
+                                urls.gpu(language, suggestion[0]) if suggestion else None))
+    return tuple(rows)
+
+
+def assumption_rows(estimate: Estimate, lang: Lang) -> tuple[Assumption, ...]:
+    """The estimator's assumptions with translated labels; a text the label tables miss keeps its English words."""
+    # Nearly every pair has its own list (GPU and model figures), but the items recur: translate each once.
+    return tuple(lang.shared(("assumption", key, value), lambda: _assumption_row(key, value, lang))
+                 for key, value in estimate.assumptions)
+
+
+def _assumption_row(key: str, value: str, lang: Lang) -> Assumption:
+    text, translated = labels.localise(value, lang.gettext, lang.fmt.number(0.5, 1)[1])
+    return Assumption(key, lang.gettext(labels.ASSUMPTION[key]) if key in labels.ASSUMPTION else key, text,
+                      not translated and lang.code != "en")
+
+
+def _owned(price_usd: float, tdp_w: float, e: Estimate) -> Owned:
+    """Own the GPU for three years at full load: cost per hour and per 1M tokens, energy and speed per dollar."""
+    owned = cost.owned_cost(price_usd, tdp_w)
+    return Owned(cost.DEFAULT_AMORTISATION_MONTHS, owned.usd_per_hour,
+                 cost.usd_per_million_tokens(e.decode_tokens_per_s, owned.usd_per_hour),
+                 tdp_w / e.decode_tokens_per_s, e.decode_tokens_per_s * 100 / price_usd)
+
+
+def _rent_vs_buy(gpu: Gpu, offers: tuple[OfferRow, ...], e: Estimate) -> RentVsBuy | None:
+    purchase = purchase_price(gpu)
+    if not (purchase and gpu.tdp_w):
+        return None
+    price, kind, date = purchase
+    rent = offers[0].usd_per_gpu_hour if offers else None
+    return RentVsBuy(price, kind, date, cost.DEFAULT_USD_PER_KWH, HOURS_PER_MONTH,
+                     cost.power_usd_per_hour(gpu.tdp_w) * HOURS_PER_MONTH,
+                     cost.break_even_months(price, rent, gpu.tdp_w) if rent else None,
+                     _owned(price, gpu.tdp_w, e) if e.runs else None)
+
+
+def _offload(e: Estimate) -> Offload | None:
+    plan = e.offload
+    if plan is None:
+        return None
+    return Offload(plan.cpu_moe_layers, plan.n_layers - plan.gpu_layers, plan.gpu_layers, plan.n_layers,
+                   plan.host_bytes, plan.host_expert_bytes, plan.host_dense_bytes, plan.gpu_bytes,
+                   speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9)
+
+
+def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
+    _ = lang.gettext
+    model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
+    spec, device = results.models[key.model], results.devices[key.gpu]
+    pick = results.pairs[(key.model, key.gpu)]
+    e, quant = pick.estimate, pick.quant
+    grade = fidelity.grade(quant, spec.native_format)
+    at_floor = grade in fidelity.AT_FLOOR
+    margin_ratio = e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0
+    offloaded = max(0, e.total_bytes - e.usable_bytes)
+    matrix = []
+    for q in matrix_quants(spec):
+        q_grade, best = fidelity.grade(q, spec.native_format), results.best_gpu(key.model, q)
+        matrix.append(MatrixRow(q, results.quant_estimate(key.model, key.gpu, q), q_grade, q_grade in fidelity.AT_FLOOR,
+                                q == quant, results.catalog.gpus.get(best or ""), urls.pair(lang.code, key.model, best or "")))
+    context_rows, context_chart = _context(results, key.model, key.gpu, lang)
+    sweep = results.context_sweep(key.model, key.gpu)
+    offers = offers_part(results, gpu.id, lang)
+    insight = pair_insight(results, key.model, key.gpu, e, lang)
+    context_note, kv_note, faq_context = pair_text.context_notes(e, quant, sweep.max_context_f16, sweep.max_context_q8, model,
+                                                        insight, lang)
+    command_rows = pair_commands(results, key, quant, e, lang)
+    if e.runs:
+        no_command = None
+    elif command_rows:
+        no_command = lang._("%(model)s does not run on one %(gpu)s with llama.cpp or Ollama, so there is no command "
+                               "for them.", model=model.name, gpu=gpu.name)
+    else:
+        no_command = lang._("No command: no catalogued setup of %(model)s fits one %(gpu)s, or eight with vLLM.",
+                               model=model.name, gpu=gpu.name)
+    related = related_pairs(results, key.model, key.gpu)
+    largest_here = link_parts(results, lang, related["largest_here"], "model")
+    return PairView(
+        head=Head(pair_text.pair_title(model, gpu, quant, e, lang), pair_text.pair_description(model, gpu, quant, e, lang),
+                  (home(lang), Crumb(model.name, urls.model(lang.code, model.id)),
+                   Crumb(gpu.name, urls.pair(lang.code, model.id, gpu.id))), latest_read(model, gpu)),
+        model=model, gpu=gpu, spec=spec, headline=e, quant=quant, context=PAGE_CONTEXT_TOKENS,
+        prompt_tokens=PROMPT_TOKENS, quant_grade=grade, quant_at_floor=at_floor, kv_type="f16",
+        device_memory_bytes=device.memory_bytes, margin_ratio=margin_ratio,
+        utilisation=e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0, offloaded_bytes=offloaded,
+        verdict_reason=pair_text.verdict_reason(e, quant, margin_ratio, offloaded, insight, lang),
+        quality_warning=lang._(
+            "Quality: %(grade)s. No quantization graded good or better (Q4_K_M, IQ4_XS and up) fits this GPU, so "
+            "%(quant)s is the best that does.", grade=_(labels.QUALITY[grade]), quant=quant)
+        if e.runs and not at_floor else None,
+        weights_note=lang._("Weights: the published GGUF file size.") if e.weights_source == "measured" else
+        lang._("Weights: computed tensor by tensor from the architecture and llama.cpp's quantization recipe."),
+        split=_split(e), matrix=tuple(matrix), sequences_8k=e.max_sequences,
+        context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
+        max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
+        offers=offers, cost=rental_cost(offers.offers, e), rent_vs_buy=_rent_vs_buy(gpu, offers.offers, e),
+        finetune=_finetune_rows(results, key.model, key.gpu, lang.code), finetune_note=pair_text.finetune_note(lang, site_results.FINETUNE_SEQ_LEN),
+        serving=serving_view(results, key, lang, offers.offers), commands=command_rows, no_command_note=no_command,
+        offload=_offload(e),
+        # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
+        recommended=hardware_part(results, model.id, lang), architecture=architecture_part(results, model.id, lang),
+        about_model=about_model_part(results, model.id, lang), about_gpu=about_gpu_part(results, gpu.id, lang),
+        model_sources=model_sources_part(results, model.id, lang), gpu_sources=gpu_sources_part(results, gpu.id, lang),
+        insight=insight, assumptions=assumption_rows(e, lang), error_band=results.error_band(gpu.backends[0]),
+        other_gpus=link_parts(results, lang, related["other_gpus"], "gpu"),
+        other_models=link_parts(results, lang, related["other_models"], "model"),
+        largest_here=largest_here, instead=largest_here if e.verdict in ("offload", "no_fit") else (),
+        compare_path=urls.compare(lang.code, model.id),
+        faq_can_run=pair_text.faq_can_run(e, quant, offloaded, lang), faq_speed=pair_text.faq_speed(e, lang), faq_context=faq_context,
+    )
+
