@@ -8,7 +8,7 @@ from .i18n import DEFAULT_LANGUAGE
 from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
 from . import api, seo, social, views
-from ..results import Results
+from ..sitedata import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 LAST_VIEW = ("last view",)  # a language's one-slot memo: the view of its last page, by subject (read by the

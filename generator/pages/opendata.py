@@ -8,7 +8,7 @@ import csv
 import io
 from typing import Any, Callable
 
-from ..results import PAGE_CONTEXT_TOKENS, Results
+from ..sitedata import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, views
 from .plan import API_ROOT, PageKey
 

@@ -14,7 +14,7 @@ from ..estimate.api import Estimate
 from ..estimate.fit import on_gpu_verdict
 from ..estimate.cost import HOURS_PER_MONTH
 from ..links import is_safe_href
-from ..results import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
+from ..sitedata import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, RANK, Results,
                        ServingChoice, matrix_quants)
 from . import charts, commands, labels
 from .api import DATAPACKAGE, PAIRS_CSV
