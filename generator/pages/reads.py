@@ -47,7 +47,11 @@ def open_log() -> int:
 def close_log(depth: int) -> frozenset[Read]:
     """Stop recording the log opened at ``depth`` (and any opened within it); its reads are also noted in the
     enclosing log. Returns them."""
-    log = frozenset(_LOGS[depth]) if depth < len(_LOGS) else frozenset()
+    if depth >= len(_LOGS):
+        return frozenset()
+    for inner in _LOGS[depth + 1:]:  # one a memo miss left open: its reads are this log's too
+        _LOGS[depth].update(inner)
+    log = frozenset(_LOGS[depth])
     del _LOGS[depth:]
     if _LOGS:
         _LOGS[-1].update(log)

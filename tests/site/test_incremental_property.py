@@ -73,7 +73,7 @@ EDITS: dict[str, tuple[st.SearchStrategy, st.SearchStrategy, Callable[[Path, str
     "template": (st.none(), st.integers(1, 3), lambda p, t, v: _replace(
         p / "templates/partials/about_gpu.html", "</dt>", " " * v + "</dt>")),
     "translation": (st.none(), st.integers(1, 50), lambda p, t, v: _replace(
-        p / "locales/de/LC_MESSAGES/messages.po", 'msgstr "Kopieren"', f'msgstr "Kopieren {v}"')),
+        p / "locales/de/LC_MESSAGES/messages.po", 'msgstr "Kopieren', f'msgstr "Kopieren {v}')),
     "code constant": (st.none(), st.sampled_from((1024, 8192)), lambda p, t, v: None),  # applied as running code
 }
 edits = st.one_of(*(st.tuples(st.just(kind), targets, values) for kind, (targets, values, _) in EDITS.items()))
