@@ -165,13 +165,14 @@ class RecordedLookups(Mapping):
     def __init__(self, name: str, table: dict, follows: Callable[..., tuple[Read, ...]] | None,
                  hand_out: Callable[[Any], Any] | None):
         self._name, self._table, self._follows, self._hand_out = name, table, follows, hand_out
+        self._reads: dict[Any, tuple[Read, ...]] = {}  # by key: what a lookup notes, made once
 
     def _note(self, key: Any) -> None:
         if _LOGS:
-            if self._follows is None:
-                _LOGS[-1].add(("item", self._name, key))
-            else:
-                _LOGS[-1].update(self._follows(key))
+            found = self._reads.get(key)
+            if found is None:
+                found = self._reads[key] = (("item", self._name, key),) if self._follows is None else self._follows(key)
+            _LOGS[-1].update(found)
 
     def __getitem__(self, key: Any) -> Any:
         self._note(key)
@@ -214,12 +215,16 @@ class RecordingSiteData:
         if isinstance(value, dict):
             wrapped: Any = RecordedLookups(name, value, follows, hand_out)
         elif callable(value):
+            noted: dict[tuple, tuple[Read, ...]] = {}  # by arguments: what a call notes, made once
+
             def wrapped(*args: Any, **kwargs: Any) -> Any:
                 if _LOGS:
-                    if follows is not None and args:
-                        _LOGS[-1].update(follows(*args))
-                    else:
-                        _LOGS[-1].add(("call", name, args, tuple(sorted(kwargs.items()))))
+                    key = (args, tuple(sorted(kwargs.items()))) if kwargs else args
+                    reads = noted.get(key)
+                    if reads is None:
+                        reads = noted[key] = follows(*args) if follows is not None and args else (
+                            ("call", name, args, key[1] if kwargs else ()),)
+                    _LOGS[-1].update(reads)
                 found = value(*args, **kwargs)
                 return found if hand_out is None else hand_out(found)
         else:

@@ -70,6 +70,11 @@ class ContextSweep(NamedTuple):
     usable_bytes: int
 
 
+def unpack_vllm(stored: tuple) -> VllmSetup | None:
+    """A stored vLLM setup as the object (see ``ModelResults._packed_vllm_setup``)."""
+    return None if stored[0] is None else VllmSetup(*stored[:3], Estimate._make(stored[3]))
+
+
 def reference_gpu(catalog: Catalog) -> str:
     """The largest catalogued CUDA GPU (any GPU without one), whose figures the requirement tables use."""
     cuda = [g for g in catalog.gpus.values() if "cuda" in g.backends] or list(catalog.gpus.values())
@@ -236,10 +241,17 @@ class ModelResults:
             return [], ()
         return self.from_store(self.keys.pair(model_id, gpu_id, "vllm-checkpoints"), split)
 
-    def vllm_setup(self, model_id: str, gpu_id: str) -> tuple[VllmSetup | None]:
-        """(the checkpoint vLLM serves for this pair, or None) as a 1-tuple: on the fewest GPUs (1, 2, 4 or 8,
-        tensor parallel), the best-precision checkpoint vLLM runs here that fits at the pages' context."""
-        def find() -> tuple[VllmSetup | None]:
+    def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
+        """The checkpoint vLLM serves for this pair: on the fewest GPUs (1, 2, 4 or 8, tensor parallel), the
+        best-precision checkpoint vLLM runs here that fits at the pages' context; None when none fits eight."""
+        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+            return None
+        return unpack_vllm(self._packed_vllm_setup(model_id, gpu_id))
+
+    def _packed_vllm_setup(self, model_id: str, gpu_id: str) -> tuple:
+        """:meth:`vllm_setup` as stored: (repo, quant, GPU count, packed estimate), or (None,) (plain tuples
+        travel from a worker and load from the store several times faster than the objects)."""
+        def find() -> tuple:
             spec, gpu = self.models[model_id], self.catalog.gpus[gpu_id]
             candidates = self.vllm_checkpoints(model_id, gpu_id)[0]
             for count in (1, 2, 4, 8):
@@ -248,9 +260,7 @@ class ModelResults:
                     request = Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, engine="vllm", gpu_count=count)
                     estimate = api.estimate(spec, device, request, limits=False)
                     if estimate.verdict in ("fits", "tight"):
-                        return (VllmSetup(repo, quant, count, estimate),)
-            return (None,)
-        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+                        return (repo, quant, count, pack(estimate))
             return (None,)
         return self.from_store(self.keys.pair(model_id, gpu_id, "vllm"), find)
 
@@ -271,7 +281,7 @@ class ModelResults:
             yield keys.pair(model_id, gpu_id, "sweep"), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
             if self.devices[gpu_id].backend in vllm_support.VLLM_BACKENDS:
                 yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), lambda gpu_id=gpu_id: self.vllm_checkpoints(model_id, gpu_id)
-                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self.vllm_setup(model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._packed_vllm_setup(model_id, gpu_id)
         yield keys.reference(model_id, "requirements"), lambda: self.model_requirements(model_id)
         yield keys.reference(model_id, "summary"), lambda: self.page_context_requirements(model_id)
         for method in FINETUNE_METHODS:

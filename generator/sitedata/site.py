@@ -14,7 +14,8 @@ from ..estimate.device import DeviceSpec
 from ..estimate.kvcache import kv_cache_bytes, kv_layout
 from ..incremental import digest
 from . import methodology, navigation, policy
-from .compute import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, ContextSweep, ModelResults, VllmSetup, matrix_quants
+from .compute import (FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, ContextSweep, ModelResults, VllmSetup, matrix_quants,
+                      unpack_vllm)
 from .policy import PairResult, Pick, ServingChoice
 from .store import EstimateStore
 
@@ -105,7 +106,7 @@ class SiteData:
         """The checkpoint vLLM serves for this pair on the fewest GPUs (1, 2, 4 or 8), or None."""
         if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
             return None
-        return self._stored(self._keys.pair(model_id, gpu_id, "vllm"))[0]
+        return unpack_vllm(self._stored(self._keys.pair(model_id, gpu_id, "vllm")))
 
     def vllm_checkpoints(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
         """(repo, quant) checkpoints vLLM's kernels run on this GPU and the formats they do not (CUDA/ROCm only)."""
