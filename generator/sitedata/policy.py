@@ -121,10 +121,10 @@ def finetune_gpu(catalog: Catalog, devices: dict[str, DeviceSpec], need_bytes: i
     return (gpu.id, f"{count}× {gpu.name}") if count <= 8 else None
 
 
-def cheapest_setups(catalog: Catalog, offers: Offers, verdict: Callable[[str, str], str],
+def cheapest_setups(catalog: Catalog, offers: Offers, fits: Callable[[str, str], bool],
                     gpu_count: Callable[[str, str], int]) -> list[dict]:
     """Per precision at 8K context: the cheapest rentable single GPU and multi-GPU setup that fit, per month
-    (``verdict(gpu, quant)`` on one GPU; ``gpu_count(gpu, quant)``: the fewest for tensor parallel, or 0)."""
+    (``fits(gpu, quant)``: with margin on one GPU; ``gpu_count(gpu, quant)``: the fewest for tensor parallel, or 0)."""
     setups = []
     for quant in SETUP_QUANTS:
         single, multi = None, None
@@ -132,7 +132,7 @@ def cheapest_setups(catalog: Catalog, offers: Offers, verdict: Callable[[str, st
             if not listed:
                 continue
             per_gpu = min(o.price_usd_per_hour / o.gpu_count for _, o in listed)
-            if verdict(gpu_id, quant) == "fits":
+            if fits(gpu_id, quant):
                 candidate = (per_gpu, gpu_id, 1)
                 single = min(single, candidate) if single else candidate
                 continue

@@ -61,7 +61,7 @@ class SiteData:
                        for m, spec in computed.models.items() for q in matrix_quants(spec)},
             _finetune_gpu={(m, method): policy.finetune_gpu(catalog, computed.devices, computed.finetune(m, method).total_bytes)
                            for m in computed.models for method in FINETUNE_METHODS},
-            _setups={m: policy.cheapest_setups(catalog, offers, lambda g, q, m=m: computed.quant_estimate(m, g, q).verdict,
+            _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(computed, m),
                                                lambda g, q, m=m: computed.tensor_parallel_count(m, g, q))
                      for m in computed.models},
             _serving={m: policy.cheapest_serving({g: computed.serving(m, g)[0] for g in computed.serving_gpus}, offers)
@@ -212,6 +212,17 @@ class SiteData:
         if kind == "reference":
             return digest(self._reference_id, self.gpu_spec_digests[self._reference_id])
         raise KeyError(item)
+
+
+def _fits_on(computed: ModelResults, model_id: str) -> Callable[[str, str], bool]:
+    """Whether a model's quant fits with margin on one GPU (from the stored fitting GPUs: no estimate unpacked)."""
+    fitting: dict[str, frozenset[str]] = {}
+
+    def fits(gpu_id: str, quant: str) -> bool:
+        if quant not in fitting:
+            fitting[quant] = frozenset(computed.fitting_gpus(model_id, quant))
+        return gpu_id in fitting[quant]
+    return fits
 
 
 def _pair(model_id: Any, gpu_id: Any = None, *_: Any) -> tuple[Input, ...]:
