@@ -21,15 +21,17 @@ from .catalog.load import ParsedFiles, load_catalog
 from .errors import Interrupted, Problem, UserError
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
-from .incremental import (EstimateStore, Manifest, code_digest, collector_paused, digest, inputs_digest,
-                          store_version)
-from .pages.deps import PageDependencies
-from .pages.plan import Page, PageKey, plan_keys, plan_pages
+from .incremental import Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
+from .pages.plan import Page, PageKey, plan_pages
+from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
 from .pages.write import SiteWriter, resume, stage_file
-from .results import Results
+from .sitedata import EstimateStore, ModelResults, SiteData
 
 CHUNK_PAGES = 64
+OPEN_DATA = "open data"  # the subject of the site-wide open-data files
+Reads = tuple[tuple[int, int], list[Read], dict[str, list[int]]]  # a recorder's batch: (its process and number,
+# new reads, each subject's read numbers)
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,12 @@ class BuildReport:
                 f"in {self.seconds:.1f} s, {len(self.warnings)} warnings")
 
 
-# Worker state: built once per process (fork start method shares the parent's results copy-on-write).
+def subject(key: PageKey) -> str:
+    """The name a page subject's reads are kept under in the manifest (all its files share them)."""
+    return f"{key.kind}:{key.model or ''}:{key.gpu or ''}"
+
+
+# Worker state: built once per process (fork start method shares the parent's site data copy-on-write).
 _STATE: dict[str, object] = {}
 
 
@@ -97,36 +104,45 @@ def _quiet_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _init_pool_worker(options: BuildOptions, results: Results, renderer: Renderer | None = None) -> None:
+def _init_pool_worker(options: BuildOptions, site: SiteData, renderer: Renderer | None = None) -> None:
     _quiet_signals()
-    _init_worker(options, results, renderer)
+    _init_worker(options, site, renderer)
 
 
-def _init_worker(options: BuildOptions, results: Results, renderer: Renderer | None = None) -> None:
+def _init_worker(options: BuildOptions, site: SiteData, renderer: Renderer | None = None) -> None:
     _STATE["renderer"] = renderer or make_renderer(options)
-    _STATE["results"] = results
+    _STATE["recorder"] = Recorder(site)  # pages read the site data through it: what they read is recorded
     _STATE["options"] = options
     _STATE["made_dirs"] = set()  # staging folders this process created (a new staging folder per build)
 
 
 def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
     renderer = _STATE["renderer"]
-    results = _STATE["results"]
+    recorder = _STATE["recorder"]
     options = _STATE["options"]
-    assert isinstance(renderer, Renderer) and isinstance(results, Results) and isinstance(options, BuildOptions)
-    return [(page.output_path, context.render_page(results, renderer, page, options.base_url)) for page in pages]
+    assert isinstance(renderer, Renderer) and isinstance(recorder, Recorder) and isinstance(options, BuildOptions)
+    rendered = []
+    for page in pages:
+        with recorder.subject(subject(page.key)):
+            rendered.append((page.output_path, context.render_page(recorder.site, renderer, page, options.base_url)))
+    return rendered
+
+
+def _recorded(recorder: Recorder) -> Reads:
+    return ((os.getpid(), id(recorder)), *recorder.flush())
 
 
 def _page_answer(model_ids: list[str]) -> tuple[dict, dict]:
     results = _STATE["results"]
-    assert isinstance(results, Results)
+    assert isinstance(results, ModelResults)
     return results.page_answer(model_ids)
 
 
-def estimate_pages(results: Results, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
-    """Compute every estimate the pages need, model by model, in one process or a pool: the stage's hot loop.
+def estimate_pages(results: ModelResults, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
+    """Compute every result the pages need, model by model, in one process or a pool: the stage's hot loop.
     ``meanwhile`` runs in this process while the pool works (or first, without a pool)."""
-    results.model_digests, results.gpu_spec_digests, results.devices  # noqa: B018 - once here, not in every worker
+    keys = results.keys
+    keys.model_digests, keys.gpu_spec_digests, keys.gpu_specs_digest  # noqa: B018 - once here, not in every worker
     missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
     if jobs <= 1 or len(missing) <= 1:
         meanwhile()
@@ -138,14 +154,17 @@ def estimate_pages(results: Results, jobs: int, meanwhile: Callable[[], object] 
         meanwhile()
         for answer in answers:
             results.absorb(answer)
+    _STATE.clear()
 
 
-def _render_and_stage(pages: list[Page]) -> list[tuple[str, bool]]:
-    """Render pages and stage each changed file from this process: only paths travel back to the parent."""
-    options, made_dirs = _STATE["options"], _STATE["made_dirs"]
-    assert isinstance(options, BuildOptions) and isinstance(made_dirs, set)
+def _render_and_stage(pages: list[Page]) -> tuple[list[tuple[str, bool]], Reads]:
+    """Render pages and stage each changed file from this process: only paths and what the pages read travel back
+    to the parent."""
+    options, made_dirs, recorder = _STATE["options"], _STATE["made_dirs"], _STATE["recorder"]
+    assert isinstance(options, BuildOptions) and isinstance(made_dirs, set) and isinstance(recorder, Recorder)
     staging = SiteWriter.staging_for(options.out_dir)
-    return [(path, stage_file(options.out_dir, staging, path, data, made_dirs)) for path, data in _render_chunk(pages)]
+    staged = [(path, stage_file(options.out_dir, staging, path, data, made_dirs)) for path, data in _render_chunk(pages)]
+    return staged, _recorded(recorder)
 
 
 def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
@@ -155,16 +174,17 @@ def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
         yield pages[start:start + size]
 
 
-def render_pages(pages: list[Page], options: BuildOptions, results: Results, jobs: int,
-                 renderer: Renderer | None = None) -> Iterator[list[tuple[str, bool]]]:
+def render_pages(pages: list[Page], options: BuildOptions, site: SiteData, jobs: int,
+                 renderer: Renderer | None = None) -> Iterator[tuple[list[tuple[str, bool]], Reads]]:
     """Render and stage pages chunk by chunk, in one process or a pool (same bytes either way); yields each
-    chunk's (path, staged) pairs in plan order. Workers inherit ``renderer`` (its compiled templates) if given."""
+    chunk's (path, staged) pairs in plan order with what its pages read. Workers inherit ``renderer`` (its
+    compiled templates) if given."""
     if jobs <= 1:
-        _init_worker(options, results, renderer)
+        _init_worker(options, site, renderer)
         yield from map(_render_and_stage, _chunks(pages))
         return
     ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs, initializer=_init_pool_worker, initargs=(options, results, renderer)) as pool:
+    with ctx.Pool(jobs, initializer=_init_pool_worker, initargs=(options, site, renderer)) as pool:
         yield from pool.imap(_render_and_stage, _chunks(pages, jobs))
 
 
@@ -283,7 +303,7 @@ def _build(options: BuildOptions) -> BuildReport:
     inputs = digest(inputs_digest(options.project, code), options.prices_as_of) if options.catalog_dir.is_dir() else ""
     manifest = Manifest() if options.force else Manifest.load(manifest_path)
     if inputs and manifest.inputs == inputs and manifest.site_intact(options.out_dir):
-        report.pages = sum(1 for page_digest in manifest.pages.values() if page_digest)
+        report.pages = sum(1 for name in manifest.pages.values() if name and name != OPEN_DATA)
         report.unchanged = len(manifest.pages)
         report.warnings = list(manifest.warnings)
         _strict(options, report)
@@ -302,26 +322,28 @@ def _build(options: BuildOptions) -> BuildReport:
     _strict(options, report)
     clock.lap("load")
     progress.stage("estimating")
-    results = Results(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
-                                             store_version(Results.__module__)), options.prices_as_of)
+    computed = ModelResults(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
+                                                   store_version(ModelResults.__module__)))
     jobs = options.jobs or os.cpu_count() or 1
     renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
-    estimate_pages(results, jobs, meanwhile=renderer.load_templates)
-    results.pairs  # noqa: B018 - computed once before planning; workers inherit it
-    results.cross_validated  # noqa: B018 - likewise: the error figures every pair page cites
-    dependencies = PageDependencies(results, code)
-    page_digests: dict[PageKey, str] = {}
-
-    def digest_pages() -> None:
-        page_digests.update((key, dependencies.digest(key)) for key in plan_keys(catalog))
-
-    every_page = not manifest.pages  # a first or forced build renders them all: the digests only go to its manifest
+    estimate_pages(computed, jobs, meanwhile=renderer.load_templates)
+    site = SiteData(catalog, prices_as_of=options.prices_as_of, computed=computed)  # frozen: workers inherit it
+    every_page = not manifest.pages or manifest.code != code  # then the previous reads say nothing
+    table = ReadTable([] if every_page else manifest.reads, {} if every_page else manifest.subjects)
     if not every_page:
-        digest_pages()
+        table.check(site)
     clock.lap("estimate")
     pages = plan_pages(catalog)
     report.pages = len(pages)
     writer = SiteWriter(options.out_dir)
+    previous_files: dict[str, list[str]] = {}  # each subject's files in the previous build
+    for path, name in manifest.pages.items():
+        previous_files.setdefault(name, []).append(path)
+
+    def current(name: str, paths: list[str]) -> bool:
+        """Whether a subject's files of the previous build stand: the same files, nothing they read changed."""
+        return (not every_page and table.current(name) and sorted(previous_files.get(name, ())) == sorted(paths)
+                and writer.keep_all(tuple(paths)))
 
     site_digest = digest(code, options.base_url, [page.output_path for page in pages])  # all the sitemaps show
 
@@ -330,32 +352,48 @@ def _build(options: BuildOptions) -> BuildReport:
         for path, data in [*([] if kept else seo.site_files(catalog, pages, options.base_url)), *assets.files(options.project)]:
             writer.write(path, data)
 
-    def write_open_data() -> None:
-        for path, data in opendata.files(results, options.base_url):
-            writer.write(path, data)
+    open_data: list[str] = []
 
-    # This process's own work, done while the workers render (the store is complete once the digests are).
-    meanwhile = [*([digest_pages] if every_page else []), results.save_store, write_site_files, write_open_data]
-    chunks: Iterator[list[tuple[str, bool]]] | None = None
+    def write_open_data() -> None:
+        if current(OPEN_DATA, previous_files.get(OPEN_DATA, [])):
+            open_data.extend(previous_files[OPEN_DATA])
+            return
+        recorder = Recorder(site)
+        with recorder.subject(OPEN_DATA):
+            files = opendata.files(recorder.site, options.base_url)
+        table.absorb(*_recorded(recorder), site=site)
+        for path, data in files:
+            writer.write(path, data)
+            open_data.append(path)
+
+    # This process's own work, done while the workers render.
+    meanwhile = [computed.save_store, write_site_files, write_open_data]
+    chunks: Iterator[tuple[list[tuple[str, bool]], Reads]] | None = None
     try:
-        stale = pages if every_page else [p for p in pages if manifest.pages.get(p.output_path) != page_digests[p.key]
-                                          or not writer.keep(p.output_path)]
+        by_subject: dict[str, list[Page]] = {}
+        for page in pages:
+            by_subject.setdefault(subject(page.key), []).append(page)
+        stale = [page for name, files in by_subject.items() if not current(name, [p.output_path for p in files])
+                 for page in files]
         progress.total = len(stale)
         for page in stale:
             writer.claim(page.output_path)
         # A pool costs a fork per worker and a cold view memo in each: only worth it beyond a chunk of pages.
-        chunks = render_pages(stale, options, results, jobs if len(stale) > CHUNK_PAGES else 1, renderer)
-        for chunk in chunks:
+        chunks = render_pages(stale, options, site, jobs if len(stale) > CHUNK_PAGES else 1, renderer)
+        for chunk, recorded in chunks:
             for path, staged in chunk:
                 writer.record(path, staged)
+            table.absorb(*recorded, site=site)
             progress.advance(len(chunk))
             while meanwhile:
                 meanwhile.pop(0)()
         while meanwhile:
             meanwhile.pop(0)()
         clock.lap("render")
-        new_manifest = Manifest(inputs, {p.output_path: page_digests[p.key] for p in pages}, site_digest,
-                                report.warnings)
+        files = {p.output_path: subject(p.key) for p in pages}
+        files.update((path, OPEN_DATA) for path in open_data)
+        reads, subjects = table.saved(set(files.values()))
+        new_manifest = Manifest(inputs, files, site_digest, report.warnings, code, reads, subjects)
         new_manifest.pages.update({path: "" for path in writer.report.paths if path not in new_manifest.pages})
         new_manifest.save(next_manifest)
         written = writer.commit(set(manifest.pages) if manifest.pages else None,
@@ -367,7 +405,7 @@ def _build(options: BuildOptions) -> BuildReport:
         raise
     finally:
         progress.close()
-        _STATE.clear()  # the serial path's renderer and results: free them for the next build in this process
+        _STATE.clear()  # the serial path's renderer and site data: free them for the next build in this process
     clock.lap("write")
     report.written, report.unchanged, report.removed = written.written, written.unchanged, written.removed
     report.seconds = time.monotonic() - started

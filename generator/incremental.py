@@ -1,11 +1,10 @@
-"""Incremental builds: content digests of the inputs, a manifest of what each page was built from, an estimate store."""
+"""Incremental builds: content digests of the inputs and code, and a manifest of what each page was built from."""
 
 from __future__ import annotations
 
 import gc
 import hashlib
 import json
-import pickle
 import re
 from contextlib import contextmanager
 from importlib import metadata
@@ -15,8 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import __version__
-from .cachefile import CorruptCache, discard, load_pickle
-from .estimate.api import Estimate
+from .cachefile import CorruptCache, discard
 from .pages.write import inside
 
 GENERATOR_DIR = Path(__file__).resolve().parent
@@ -126,13 +124,17 @@ def inputs_digest(project: Path, code: str) -> str:
 
 @dataclass
 class Manifest:
-    """What the previous build was made from: the inputs digest, each output file's dependency digest, the
+    """What the previous build was made from: the inputs and code digests, each output file's page subject, each
+    subject's recorded reads (``pages/reads.py``: numbers into ``reads``, each read with its value's token), the
     digest of what the site-wide files (sitemaps) list and the warnings the build gave."""
 
     inputs: str = ""
     pages: dict[str, str] = field(default_factory=dict)
     site: str = ""
     warnings: list[str] = field(default_factory=list)
+    code: str = ""
+    reads: list[list] = field(default_factory=list)  # [read, token]
+    subjects: dict[str, str] = field(default_factory=dict)  # subject: " 3 17 42 " (its reads' numbers)
 
     @classmethod
     def from_data(cls, data: Any) -> "Manifest":
@@ -145,11 +147,18 @@ class Manifest:
             raise CorruptCache("a path outside the site")
         if not isinstance(site, str) or not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
             raise CorruptCache("not a manifest")
-        return cls(inputs=data["inputs"], pages=dict(pages), site=site, warnings=list(warnings))
+        code, reads, subjects = data.get("code", ""), data.get("reads", []), data.get("subjects", {})
+        if not isinstance(code, str) or not isinstance(reads, list) or not isinstance(subjects, dict) \
+                or not all(isinstance(r, list) and len(r) == 2 and isinstance(r[1], str) for r in reads) \
+                or not all(isinstance(s, str) for s in subjects.values()):
+            raise CorruptCache("not a manifest")
+        return cls(inputs=data["inputs"], pages=dict(pages), site=site, warnings=list(warnings), code=code,
+                   reads=reads, subjects=dict(subjects))
 
     def data(self) -> dict[str, Any]:
         """The manifest as JSON data."""
-        return {"inputs": self.inputs, "pages": self.pages, "site": self.site, "warnings": self.warnings}
+        return {"inputs": self.inputs, "pages": self.pages, "site": self.site, "warnings": self.warnings,
+                "code": self.code, "reads": self.reads, "subjects": self.subjects}
 
     @classmethod
     def load(cls, path: Path) -> "Manifest":
@@ -167,7 +176,7 @@ class Manifest:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data(), sort_keys=True), encoding="utf-8")
+        tmp.write_text(json.dumps(self.data(), sort_keys=True, default=repr), encoding="utf-8")  # an odd read: a string
         tmp.replace(path)
 
     def site_intact(self, out_dir: Path) -> bool:
@@ -186,83 +195,3 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-class EstimateStore:
-    """Estimates of earlier builds keyed by content digests, so an unrelated edit reuses them.
-
-    ``Estimate`` values are saved as plain tuples of their fields and turned back into objects on first use: an
-    incremental build checks every key but reads few estimates, and tuples load three times faster."""
-
-    def __init__(self, path: Path | None = None, code: str = ""):
-        """The store saved at ``path`` by the same estimator ``code``; with no path, one kept in memory only."""
-        self.path, self.code = path, code
-        self.entries: dict[tuple, Any] = {}
-        self._packed: dict[tuple, tuple] = {}  # saved estimates not yet used in this process, as field tuples
-        self.dirty = False
-        if path is None:
-            return
-        try:
-            with collector_paused():
-                saved = load_pickle(path, _valid_store)
-        except CorruptCache as error:
-            discard(path, str(error))
-            return
-        if saved is not None and saved[0] == code:
-            self.entries, self._packed = saved[1], saved[2]
-
-    def get(self, key: tuple) -> Any:
-        found = self.entries.get(key)
-        if found is None and key in self._packed:
-            found = self.entries[key] = Estimate._make(self._packed.pop(key))
-        return found
-
-    def has(self, key: tuple) -> bool:
-        """Whether the store holds a value for ``key`` (without unpacking it)."""
-        return key in self.entries or key in self._packed
-
-    def put(self, key: tuple, value: Any) -> None:
-        self.entries[key] = value
-        self.dirty = True
-
-    def put_packed(self, key: tuple, fields: tuple) -> None:
-        """Put an estimate given as :func:`pack` made it (unpacked on first get)."""
-        self.entries.pop(key, None)
-        self._packed[key] = fields
-        self.dirty = True
-
-    def save(self, keep: set[tuple] | None = None) -> None:
-        """Write the store (only the keys still in use, when given)."""
-        if not self.dirty or self.path is None:
-            return
-        plain = {}
-        packed = {k: v for k, v in self._packed.items() if keep is None or k in keep}
-        for k, v in self.entries.items():
-            if keep is None or k in keep:
-                if type(v) is Estimate:
-                    packed[k] = pack(v)
-                else:
-                    plain[k] = v
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        with tmp.open("wb") as handle:
-            pickle.dump((self.code, plain, packed), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(self.path)
-
-
-def _valid_store(data: Any) -> bool:
-    """Whether ``data`` has the shape :meth:`EstimateStore.save` writes (packed estimates have every field)."""
-    if type(data) is not tuple or len(data) != 3 or type(data[0]) is not str or type(data[1]) is not dict \
-            or type(data[2]) is not dict:
-        return False
-    fields = len(Estimate._fields)
-    return all(type(k) is tuple for k in data[1]) and all(
-        type(k) is tuple and type(v) is tuple and len(v) == fields for k, v in data[2].items())
-
-
-ASSUMPTIONS = Estimate._fields.index("assumptions")  # where a packed estimate keeps its assumption list
-
-
-def pack(estimate: Estimate) -> tuple:
-    """An estimate as the tuple of its fields: how the store saves it and workers send it."""
-    return tuple(estimate)

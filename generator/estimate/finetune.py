@@ -68,6 +68,7 @@ class FinetuneEstimate:
     """Per-GPU memory of one fine-tuning setup; ``assumptions`` lists every rule used."""
 
     method: Method
+    seq_len: int  # tokens per training sequence the activations were sized for
     weights_bytes: int
     trainable_params: int
     gradients_bytes: int
@@ -149,7 +150,7 @@ def finetune_memory(model: object, method: Method, seq_len: int = 2048, micro_ba
     optimizer_state = OPTIMIZER_BYTES[optimizer] * trainable // shards
     activations = activation_bytes(arch, seq_len, micro_batch)
     total = weights + gradients + optimizer_state + activations
-    return FinetuneEstimate(method, weights, trainable, gradients, optimizer_state, activations, total, (
+    return FinetuneEstimate(method, seq_len, weights, trainable, gradients, optimizer_state, activations, total, (
         ("finetune.method", method),
         ("finetune.base_weights", "NF4 + double quant, 4.127 bits/param on block matrices; rest 16-bit"
          if method == "qlora" else "16-bit, 2 bytes/param"),

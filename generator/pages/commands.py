@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate, native_format
 from ..estimate.serving_setup import ServingPlan
-from ..results import VllmSetup
+from ..sitedata import VllmSetup
 
 LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0", "q4_0": " --cache-type-k q4_0 --cache-type-v q4_0"}
 VLLM_KV_FLAGS = {"f16": "", "q8_0": " --kv-cache-dtype fp8", "q4_0": " --kv-cache-dtype fp8"}

@@ -9,7 +9,7 @@ from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
 from . import api, seo, social, views
 from .viewmodels.nav import OG_LOCALE, nav, other_languages
-from ..results import Results
+from ..sitedata import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 LAST_VIEW = ("last view",)  # a language's one-slot memo: the view of its last page, by subject (read by the

@@ -9,7 +9,7 @@ import io
 import posixpath
 from typing import Any, Callable
 
-from ..results import PAGE_CONTEXT_TOKENS, Results
+from ..sitedata import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, views
 from .i18n import formatter
 from .viewmodels.common import PROMPT_TOKENS, OfferRow

@@ -20,7 +20,7 @@ from babel.support import Translations
 from ..cachefile import discard
 from ..incremental import digest, library_versions
 from ..links import href
-from . import codegen
+from . import codegen, reads
 from .codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translation_markup, translations
 from .labels import translated_labels
@@ -140,6 +140,7 @@ class FragmentCache(DirectCalls):
     def __init__(self, env: jinja2.Environment):
         self._env = env
         self._rendered: dict[tuple[Any, ...], Markup] = {}
+        self._reads: dict[tuple[Any, ...], frozenset] = {}  # what rendering each fragment read, replayed on a hit
         self._templates: dict[str, jinja2.Template] = {}
         self._hits = 0
 
@@ -151,9 +152,14 @@ class FragmentCache(DirectCalls):
         if found is None:
             partial = self._template(template)
             local = partial.new_context({**partial.globals, "root": root, "p": part}, shared=True)
-            found = self._rendered[full_key] = Markup("".join(partial.root_render_func(local)))
+            depth = reads.open_log()
+            try:
+                found = self._rendered[full_key] = Markup("".join(partial.root_render_func(local)))
+            finally:
+                self._reads[full_key] = reads.close_log(depth)
         else:
             self._hits += 1
+            reads.replay(self._reads[full_key])
         return found
 
     def _template(self, name: str) -> jinja2.Template:
@@ -215,7 +221,7 @@ class Renderer:
         """The views' handle on one language, with its memo of shared view parts (one per process)."""
         if language not in self._langs:
             self._langs[language] = Lang(language, formatter(language), self.translations[language].gettext,
-                                         lambda name: self.prose(language, name))
+                                         lambda name: self.prose(language, name), memo=reads.RecordedMemo())
         return self._langs[language]
 
     def prose(self, language: str, name: str) -> Markup:

@@ -10,7 +10,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from ..results import PAGE_CONTEXT_TOKENS
+from ..sitedata import PAGE_CONTEXT_TOKENS
 from .plan import IMAGE_KINDS, PageKey
 from .viewmodels.common import Lang
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..results import FINETUNE_SEQ_LEN, Results  # re-exported: tests monkeypatch views.FINETUNE_SEQ_LEN
+from ..sitedata import Results
 from .plan import PageKey
 from .viewmodels.common import Lang, offer_rows, purchase_price, rental_cost
 from .viewmodels.compare import compare_view
@@ -15,7 +15,7 @@ from .viewmodels.model import model_view
 from .viewmodels.notfound import notfound_view
 from .viewmodels.pair import pair_view, related_ids
 
-__all__ = ["FINETUNE_SEQ_LEN", "Lang", "VIEWS", "offer_rows", "purchase_price", "related_ids", "rental_cost"]
+__all__ = ["Lang", "VIEWS", "offer_rows", "purchase_price", "related_ids", "rental_cost"]
 
 VIEWS: dict[str, Callable[[Results, PageKey, Lang], Any]] = {
     "pair": pair_view, "model": model_view, "gpu": gpu_view, "compare": compare_view, "index": index_view,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import threading
@@ -16,8 +17,13 @@ from typing import Callable, Iterator
 from ..cachefile import discard
 
 
+_PLAIN_PATH = re.compile(r"(?:[\w-]+(?:\.[\w-]+)*/)*[\w-]+(?:\.[\w-]+)*")  # no part is "", "." or ".."
+
+
 def inside(rel_path: object) -> bool:
     """Whether ``rel_path`` is a plain relative path that stays inside its folder (no ``..``, no absolute path)."""
+    if isinstance(rel_path, str) and _PLAIN_PATH.fullmatch(rel_path):  # the usual case, checked at once
+        return True
     return (isinstance(rel_path, str) and bool(rel_path) and not rel_path.startswith("/") and "\\" not in rel_path
             and "\0" not in rel_path and all(part not in ("", ".", "..") for part in rel_path.split("/")))
 
@@ -93,7 +99,10 @@ class SiteWriter:
         """Keep all these files of the previous build, or none of them (False) when one is missing."""
         if not all(os.path.isfile(f"{self._out_prefix}{rel_path}") for rel_path in rel_paths):
             return False
-        return all(self.keep(rel_path) for rel_path in rel_paths)
+        for rel_path in rel_paths:
+            self.claim(rel_path)
+        self.report.unchanged += len(rel_paths)
+        return True
 
     def commit(self, previous_paths: set[str] | None = None, journal: Path | None = None,
                applied: Callable[[], None] = lambda: None) -> WriteReport:

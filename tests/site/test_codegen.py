@@ -13,7 +13,7 @@ from generator.pages import codegen
 from generator.pages.codegen import escape_output
 from generator.pages.plan import Page, PageKey, plan_pages
 from generator.pages.render import PageEnvironment
-from generator.results import Results
+from generator.sitedata import ModelResults, Results, SiteData
 
 from ..conftest import ROOT, make_project
 
@@ -138,8 +138,9 @@ def test_real_pages_of_every_kind_match_stock_jinja(tmp_path, monkeypatch) -> No
     shutil.copytree(ROOT / "locales", tmp_path / "locales")
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     options = BuildOptions(project=tmp_path, out_dir=tmp_path / "ours" / "site")
-    results = Results(load_catalog(ROOT / "catalog"))
-    estimate_pages(results, jobs=2)
+    computed = ModelResults(load_catalog(ROOT / "catalog"))
+    estimate_pages(computed, jobs=2)
+    results = SiteData(computed.catalog, computed=computed)
     from generator.pages.i18n import compile_locales
     compile_locales(tmp_path / "locales")
     pages = _sample(results)

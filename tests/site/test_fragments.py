@@ -10,7 +10,7 @@ import pytest
 from generator.build import BuildOptions, _init_worker, _render_chunk
 from generator.catalog.load import load_catalog
 from generator.pages.plan import plan_pages
-from generator.results import Results
+from generator.sitedata import Results
 
 from ..conftest import make_project
 

@@ -134,7 +134,7 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
     from generator.catalog.load import load_catalog
     from generator.estimate import api
     from generator.pages.i18n import formatter
-    from generator.results import Results
+    from generator.sitedata import Results
     results = Results(load_catalog(Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"))
     gib = formatter("en").gib
     counts = {}

@@ -1,22 +1,20 @@
-"""Declared against recorded dependencies: every catalogue field a fixture page reads (recorded as views and
-templates read it) must be covered by the page's digest in ``pages/deps.py``: changing it changes the digest."""
+"""Recorded dependencies: what a page reads is noted as it reads it, kept in the manifest with a token of its
+value, and an edit of anything a page read changes that read's token (so the page is rendered again)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
 
-from generator.build import BuildOptions, make_renderer
+from generator.build import BuildOptions, build
 from generator.catalog.load import load_catalog
-from generator.pages import context
-from generator.pages.deps import PageDependencies
-from generator.pages.i18n import compile_locales
-from generator.pages.plan import API, plan_pages
-from generator.pages.reads import recording
-from generator.results import Results
-from tests.conftest import make_project
+from generator.pages import reads
+from generator.pages.reads import ENTRY_VALUES, RecordedMemo, RecordingSiteData, recorded, token
+from generator.sitedata import SiteData
+from tests.conftest import FIXTURE_PROJECT, make_project
 
 
 def _changed(value):
@@ -32,42 +30,118 @@ def _changed(value):
     return None
 
 
-def _page_reads(project: Path, results: Results) -> dict:
-    """The catalogue fields each page reads, by output path (fragment and view memos cleared per page)."""
-    options = BuildOptions(project=project, out_dir=project / "site")
-    compile_locales(options.locales_dir)
-    renderer = make_renderer(options)
-    reads = {}
-    for page in plan_pages(results.catalog):
-        if page.language == API:
-            continue  # an API document is its English page's view as JSON: those reads are the page's
-        renderer._langs.clear()
-        for env in renderer.environments.values():
-            env.globals["cached"]._rendered.clear()
-        recorded, log = recording(results)
-        context.render_page(recorded, renderer, page, options.base_url)  # pages, JSON documents and images alike
-        reads[page] = {read for read in log if read[2] != "id"}  # the id is the page's own key
-    return reads
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 @pytest.mark.slow
-def test_every_recorded_read_is_in_the_page_digest(tmp_path: Path) -> None:
+def test_an_edit_of_any_field_a_page_read_changes_its_token(tmp_path: Path) -> None:
     project = make_project(tmp_path)
+    build(BuildOptions(project=project, out_dir=project / "site", jobs=1, quiet=True))
+    manifest = json.loads((project / ".cache" / "site.manifest.json").read_text(encoding="utf-8"))
+    recorded_reads = [_tuples(item) for item, _ in manifest["reads"]]
+    fields = [r for r in recorded_reads if r[0] == "entry" and r[3] != "id"]  # an id is the entry's file name
+    assert ("entry", "gpus", "rx-7900-xtx", "price_usd") in fields and ("entry", "models", "llama-3.1-8b", "license") in fields
     catalog = load_catalog(project / "catalog")
-    results = Results(catalog)
-    reads = _page_reads(project, results)
-    before = {page: PageDependencies(results, "code").digest(page.key) for page in reads}
-    fields = sorted(set().union(*reads.values()))
-    assert ("gpus", "rx-7900-xtx", "price_usd") in fields and ("models", "llama-3.1-8b", "license") in fields
+    site = SiteData(catalog)
+    assert [token(site, item) for item in recorded_reads] == [tok for _, tok in manifest["reads"]]
     missed = []
-    for folder, entry_id, name in fields:
+    for read in fields:
+        _, folder, entry_id, name = read
         entries = getattr(catalog, folder)
         new_value = _changed(getattr(entries[entry_id], name))
         if new_value is None:
             continue
-        edited = catalog.model_copy(update={folder: {**entries, entry_id: entries[entry_id].model_copy(
-            update={name: new_value})}})
-        deps = PageDependencies(Results(edited), "code")
-        missed += [(page.output_path, folder, entry_id, name) for page, read in reads.items()
-                   if (folder, entry_id, name) in read and deps.digest(page.key) == before[page]]
+        edited = catalog.model_copy(update={folder: {**entries, entry_id: entries[entry_id].model_copy(update={name: new_value})}})
+        if token(SiteData(edited), read) == token(site, read):
+            missed.append(read)
     assert missed == []
+    every_subject = {s for s in manifest["pages"].values() if s}
+    assert every_subject == set(manifest["subjects"])  # every page subject's reads are kept
+
+
+def test_a_price_edit_changes_the_price_read_and_not_the_stored_estimates() -> None:
+    catalog = load_catalog(FIXTURE_PROJECT / "catalog")
+    gpu = catalog.gpus["rx-7900-xtx"]
+    edited = catalog.model_copy(update={"gpus": {**catalog.gpus, gpu.id: gpu.model_copy(update={"price_usd": 1.0})}})
+    before, after = SiteData(catalog), SiteData(edited)
+    changed = [("entry", "gpus", gpu.id, "price_usd")]
+    kept = [("input", "gpu-spec", gpu.id), ("input", "model", "llama-3.1-8b"), ("call", "cheapest_setups", ("llama-3.1-8b",), ())]
+    assert all(token(before, r) != token(after, r) for r in changed)
+    assert all(token(before, r) == token(after, r) for r in kept)
+    assert token(before, ("entry", "gpus", "no-such-gpu", "name")) == "0"
+    assert token(before, ("call", "_stored", (("x",),), ())) == "!"  # a manifest may name anything: never a match
+
+
+def test_stored_lookups_note_their_inputs_and_other_lookups_their_arguments() -> None:
+    site = SiteData(load_catalog(FIXTURE_PROJECT / "catalog"))
+    recording = RecordingSiteData(site)
+    with recorded() as log:
+        recording.quant_estimate("llama-3.1-8b", "mi300x", "Q4_K_M")
+        recording.pairs[("gpt-oss-20b", "rx-7900-xtx")]
+        recording.recommendations("llama-3.1-8b")
+        recording.catalog.gpus["mi300x"].price_usd
+    assert log == {("input", "model", "llama-3.1-8b"), ("input", "gpu-spec", "mi300x"), ("input", "model", "gpt-oss-20b"),
+                   ("input", "gpu-spec", "rx-7900-xtx"), ("call", "recommendations", ("llama-3.1-8b",), ()),
+                   ("has", "gpus", "mi300x"), ("entry", "gpus", "mi300x", "price_usd")}
+
+
+def test_a_memo_hit_replays_the_reads_that_filled_it() -> None:
+    site = SiteData(load_catalog(FIXTURE_PROJECT / "catalog"))
+    recording, memo = RecordingSiteData(site), RecordedMemo()
+
+    def shared(key, compute):  # as Lang.shared does it
+        try:
+            return memo[key]
+        except KeyError:
+            value = memo[key] = compute()
+            return value
+
+    with recorded() as first:
+        shared(("name", "mi300x"), lambda: recording.catalog.gpus["mi300x"].name)
+    with recorded() as second:
+        shared(("name", "mi300x"), lambda: pytest.fail("computed twice"))
+    assert first == second == {("has", "gpus", "mi300x"), ("entry", "gpus", "mi300x", "name")}
+    assert reads._LOGS == []
+
+
+def _entries_in(value, found):
+    kind = type(value)
+    if kind in reads.FOLDERS:
+        found.add(True)
+    elif kind in (list, tuple) or isinstance(value, tuple):
+        for v in value:
+            _entries_in(v, found)
+    elif kind is dict:
+        for v in value.values():
+            _entries_in(v, found)
+
+
+def test_only_the_listed_lookups_hand_out_catalogue_entries() -> None:
+    """A value holding entries is compared with each entry by id (its fields are reads of their own): only right
+    when the recorder hands those entries out recorded, that is for the lookups in ENTRY_VALUES."""
+    site = SiteData(load_catalog(FIXTURE_PROJECT / "catalog"))
+    m, g = "llama-3.1-8b", "mi300x"
+    arguments = [(), (m,), (g,), (m, g), (m, "Q4_K_M"), (m, "lora"), (g, 3), (m, g, "Q4_K_M"), ("decode_tps",), ("rocm",)]
+    holding = set()
+    for name in dir(site):
+        if name.startswith("_") or name in ("catalog", "inputs", "input_token"):
+            continue
+        value = getattr(site, name)
+        results = []
+        if isinstance(value, dict):
+            results = list(value.values())
+        elif callable(value):
+            for args in arguments:
+                try:
+                    results.append(value(*args))
+                except (TypeError, KeyError, ValueError):
+                    pass
+        else:
+            results = [value]
+        found: set = set()
+        for result in results:
+            _entries_in(result, found)
+        if found:
+            holding.add(name)
+    assert holding == ENTRY_VALUES

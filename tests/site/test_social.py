@@ -18,7 +18,7 @@ from generator.catalog.load import load_catalog
 from generator.pages import social, views
 from generator.pages.i18n import compile_locales
 from generator.pages.plan import PageKey
-from generator.results import Results
+from generator.sitedata import Results
 from tests.conftest import build_project, make_project
 from tests.site.test_build import tree_digest
 

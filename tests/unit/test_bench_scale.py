@@ -8,7 +8,7 @@ from pathlib import Path
 from generator.bench import scale, scaled_catalog
 from generator.catalog.check import check_catalog
 from generator.catalog.load import load_catalog
-from generator.results import Results
+from generator.sitedata import Results
 from tests.conftest import FIXTURE_PROJECT, make_project
 
 

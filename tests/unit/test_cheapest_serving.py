@@ -7,7 +7,7 @@ from pathlib import Path
 
 from generator.catalog.load import load_catalog
 from generator.estimate import cost
-from generator.results import Results
+from generator.sitedata import Results
 
 CATALOG = Path(__file__).resolve().parents[2] / "catalog"
 MODEL = "qwen3-32b"  # served at FP8 on GPUs with FP8 tensor cores and at BF16 on the others

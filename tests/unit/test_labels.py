@@ -9,7 +9,7 @@ import pytest
 from generator.catalog.load import load_catalog
 from generator.pages import labels
 from generator.pages.i18n import compile_locales, translations
-from generator.results import Results, matrix_quants
+from generator.sitedata import Results, matrix_quants
 
 ROOT = Path(__file__).resolve().parents[2]
 

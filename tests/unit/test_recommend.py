@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from generator.estimate import fidelity
-from generator.results import recommend
+from generator.sitedata import recommend
 
 
 def _tried(*rows: tuple[str, str, int]) -> list:

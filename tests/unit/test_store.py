@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.catalog.load import load_catalog
-from generator.incremental import EstimateStore
-from generator.results import Results
+from generator.sitedata import EstimateStore, ModelResults, SiteData
 
 CATALOG = Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"
 
 
-def _results(path: Path) -> Results:
-    return Results(load_catalog(CATALOG), EstimateStore(path, "test-code"))
+def _results(path: Path) -> ModelResults:
+    return ModelResults(load_catalog(CATALOG), EstimateStore(path, "test-code"))
 
 
 def test_a_saved_store_serves_every_model_of_the_next_build(tmp_path: Path) -> None:
@@ -23,7 +22,7 @@ def test_a_saved_store_serves_every_model_of_the_next_build(tmp_path: Path) -> N
     first.save_store()
     second = _results(path)
     assert all(second.stored(m) for m in second.models)
-    assert second.pairs == first.pairs
+    assert SiteData(second.catalog, computed=second).pairs == SiteData(first.catalog, computed=first).pairs
 
 
 def test_saving_after_a_partial_build_keeps_results_it_did_not_read(tmp_path: Path) -> None:
@@ -44,7 +43,7 @@ def test_another_estimator_version_starts_from_an_empty_store(tmp_path: Path) ->
     first = _results(path)
     first.page_estimates(sorted(first.models))
     first.save_store()
-    other = Results(load_catalog(CATALOG), EstimateStore(path, "other-code"))
+    other = ModelResults(load_catalog(CATALOG), EstimateStore(path, "other-code"))
     assert not any(other.stored(m) for m in other.models)
 
 
@@ -71,4 +70,4 @@ def test_an_absorbed_answer_serves_the_same_results_as_computing_them(tmp_path: 
     assert all(parent.stored(m) for m in models)
     expected = direct.page_estimates(models)
     assert {key: parent.store.get(key) for key in expected} == expected
-    assert parent.pairs == direct.pairs
+    assert SiteData(parent.catalog, computed=parent).pairs == SiteData(direct.catalog, computed=direct).pairs

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from generator import build as build_module
-from generator import results as results_module
+from generator.sitedata import compute as compute_module
 from generator.build import BuildOptions, build
 from generator.incremental import GENERATOR_DIR, code_digest, imported_modules, store_version
-from generator.pages import views
 from tests.conftest import make_project
 
 
@@ -48,24 +47,25 @@ def test_imports_are_followed_through_functions_packages_and_relative_forms(tmp_
 
 
 @pytest.mark.parametrize("path, old, new", [
-    ("results.py", "FINETUNE_SEQ_LEN = 2048", "FINETUNE_SEQ_LEN = 8192"),
-    ("results.py", "PAGE_CONTEXT_TOKENS = 8192", "PAGE_CONTEXT_TOKENS = 4096"),
+    ("sitedata/compute.py", "FINETUNE_SEQ_LEN = 2048", "FINETUNE_SEQ_LEN = 8192"),
+    ("sitedata/compute.py", "PAGE_CONTEXT_TOKENS = 8192", "PAGE_CONTEXT_TOKENS = 4096"),
+    ("sitedata/policy.py", "OLDER_LAUNCH_YEAR = 2021", "OLDER_LAUNCH_YEAR = 2020"),
     ("adapters.py", "* 1e9", "* 1.0e9"),
     ("estimate/finetune.py", "from __future__", "# an edit\nfrom __future__"),
     ("data/measurements.csv", "\n", "\n\n"),
 ])
 def test_an_edit_to_code_or_data_behind_stored_values_changes_the_store_version(tmp_path, path, old, new) -> None:
     package = _package_copy(tmp_path)
-    before = store_version("generator.results", package)
+    before = store_version("generator.sitedata.compute", package)
     _edit(package / path, old, new)
-    assert store_version("generator.results", package) != before
+    assert store_version("generator.sitedata.compute", package) != before
 
 
 def test_an_edit_to_rendering_code_keeps_the_store(tmp_path: Path) -> None:
     package = _package_copy(tmp_path)
-    before = store_version("generator.results", package)
+    before = store_version("generator.sitedata.compute", package)
     _edit(package / "pages" / "views.py", "from __future__", "# an edit\nfrom __future__")
-    assert store_version("generator.results", package) == before
+    assert store_version("generator.sitedata.compute", package) == before
 
 
 def _site(out: Path) -> dict[str, str]:
@@ -82,13 +82,12 @@ def test_changing_finetune_seq_len_shows_the_new_figures(tmp_path, monkeypatch, 
     build(options)
     before = _site(options.out_dir)
     package = _package_copy(tmp_path)
-    _edit(package / "results.py", "FINETUNE_SEQ_LEN = 2048", "FINETUNE_SEQ_LEN = 8192")  # the edit, as source
-    old_version = store_version("generator.results")
-    new_version = store_version("generator.results", package)
+    _edit(package / "sitedata" / "compute.py", "FINETUNE_SEQ_LEN = 2048", "FINETUNE_SEQ_LEN = 8192")  # the edit, as source
+    old_version = store_version("generator.sitedata.compute")
+    new_version = store_version("generator.sitedata.compute", package)
     monkeypatch.setattr(build_module, "store_version", lambda module: new_version if store_follows_code else old_version)
     monkeypatch.setattr(build_module, "code_digest", lambda project: code_digest(project) + "-edited")
-    monkeypatch.setattr(results_module, "FINETUNE_SEQ_LEN", 8192)  # the edit, as the running code
-    monkeypatch.setattr(views, "FINETUNE_SEQ_LEN", 8192)
+    monkeypatch.setattr(compute_module, "FINETUNE_SEQ_LEN", 8192)  # the edit, as the running code
     build(options)
     incremental = _site(options.out_dir)
     build(BuildOptions(project=project, out_dir=project / "forced", jobs=1, quiet=True, force=True))
@@ -101,7 +100,7 @@ def test_store_keys_cover_the_gpu_fields_the_adapter_reads_and_no_other() -> Non
     """No hand list of fields: what ``device_spec`` reads from an entry is what its store keys digest."""
     from generator.adapters import device_fields
     from generator.catalog.load import load_catalog
-    from generator.results import Results
+    from generator.sitedata import SiteData
     from tests.conftest import FIXTURE_PROJECT
     catalog = load_catalog(FIXTURE_PROJECT / "catalog")
     gpu = catalog.gpus["rx-7900-xtx"]
@@ -111,11 +110,11 @@ def test_store_keys_cover_the_gpu_fields_the_adapter_reads_and_no_other() -> Non
     assert {"memory_bytes", "bandwidth_gb_per_s", "backends", "name", "usable_memory_bytes", "memory_type",
             "launch_date"} <= read
     assert not read & {"price_usd", "price_kind", "price_date", "sources", "notes"}
-    before = Results(catalog).gpu_spec_digests["rx-7900-xtx"]
+    before = SiteData(catalog).gpu_spec_digests["rx-7900-xtx"]
 
     def key_after(**update) -> str:
         edited = catalog.model_copy(update={"gpus": {**catalog.gpus, gpu.id: gpu.model_copy(update=update)}})
-        return Results(edited).gpu_spec_digests[gpu.id]
+        return SiteData(edited).gpu_spec_digests[gpu.id]
 
     assert key_after(price_usd=1.0, price_date=None) == before
     assert key_after(memory_type="HBM3") != before

@@ -17,7 +17,7 @@ from ...estimate import cost
 from ...estimate.api import Estimate, Request
 from ...estimate.cost import HOURS_PER_MONTH
 from ...links import is_safe_href
-from ...results import Results
+from ...sitedata import Results
 from .. import labels
 from ..codegen import escape_output
 from ..i18n import Formatter, translation_markup

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ... import urls
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
-from ...results import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, Results
 from ..plan import PageKey
 from .common import PROMPT_TOKENS, Crumb, Head, Lang, RentalCost, home, latest_read, offer_rows, rental_cost
 from .launch import CommandRow, pair_commands

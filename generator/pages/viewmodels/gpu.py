@@ -11,7 +11,7 @@ from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
 from ...estimate.device import DeviceSpec
-from ...results import PAGE_CONTEXT_TOKENS, RANK, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, RANK, Results
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, OfferRow, home, latest_read, offer_rows
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ... import urls
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
-from ...results import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, Results
 from ..plan import PageKey
 from .common import Head, Lang
 

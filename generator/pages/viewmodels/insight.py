@@ -7,7 +7,7 @@ from typing import NamedTuple
 from ... import urls
 from ...catalog.schema import Gpu
 from ...estimate.api import Estimate
-from ...results import Results
+from ...sitedata import Results
 from .common import Lang
 
 

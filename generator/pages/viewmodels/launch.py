@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from markupsafe import Markup
 
 from ...estimate.api import Estimate
-from ...results import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, Results
 from .. import commands
 from ..plan import PageKey
 from .common import Lang

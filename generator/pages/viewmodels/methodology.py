@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from ... import urls
 from ...estimate import fidelity, serving
-from ...results import Results
+from ...sitedata import Results
 from .. import charts, labels
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home

@@ -12,7 +12,7 @@ from ...catalog.schema import Gpu, Model
 from ...estimate import fidelity, finetune, serving, serving_setup
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.cost import HOURS_PER_MONTH
-from ...results import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, RANK, Results, ServingChoice
+from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, RANK, Results, ServingChoice
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home, latest_read
 from .parts import (AboutModelPart, ArchitecturePart, SourcesPart, about_model_part, architecture_part,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...results import Results
+from ...sitedata import Results
 from ..plan import PageKey
 from .common import Head, Lang
 

@@ -14,8 +14,7 @@ from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.cost import HOURS_PER_MONTH
 from ...estimate.fit import on_gpu_verdict
-from ... import results as site_results  # FINETUNE_SEQ_LEN read when used: the one the estimates were made with
-from ...results import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
+from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
 from .. import charts, labels
 from ..plan import PageKey
 from . import pair_text
@@ -206,7 +205,7 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
         est = results.finetune(model_id, method)
         verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
         suggestion = results.finetune_gpu(model_id, method)
-        rows.append(FinetuneRow(method, est, verdict, site_results.FINETUNE_SEQ_LEN, est.gradients_bytes + est.optimizer_bytes,
+        rows.append(FinetuneRow(method, est, verdict, est.seq_len, est.gradients_bytes + est.optimizer_bytes,
                                 suggestion[1] if suggestion else None,
                                 urls.gpu(language, suggestion[0]) if suggestion else None))
     return tuple(rows)
@@ -286,6 +285,7 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
                                model=model.name, gpu=gpu.name)
     related = related_pairs(results, key.model, key.gpu)
     largest_here = link_parts(results, lang, related["largest_here"], "model")
+    finetune_rows = _finetune_rows(results, key.model, key.gpu, lang.code)
     return PairView(
         head=Head(pair_text.pair_title(model, gpu, quant, e, lang), pair_text.pair_description(model, gpu, quant, e, lang),
                   (home(lang), Crumb(model.name, urls.model(lang.code, model.id)),
@@ -305,7 +305,8 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
         offers=offers, cost=rental_cost(offers.offers, e), rent_vs_buy=_rent_vs_buy(gpu, offers.offers, e),
-        finetune=_finetune_rows(results, key.model, key.gpu, lang.code), finetune_note=pair_text.finetune_note(lang, site_results.FINETUNE_SEQ_LEN),
+        finetune=finetune_rows,
+        finetune_note=pair_text.finetune_note(lang, finetune_rows[0].seq_len),
         serving=serving_view(results, key, lang, offers.offers), commands=command_rows, no_command_note=no_command,
         offload=_offload(e),
         # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).

@@ -8,7 +8,7 @@ from markupsafe import Markup
 from ...catalog.schema import Gpu, Model
 from ...estimate import finetune
 from ...estimate.api import Estimate
-from ...results import PAGE_CONTEXT_TOKENS
+from ...sitedata import PAGE_CONTEXT_TOKENS
 from .. import labels
 from .common import PROMPT_TOKENS, Lang
 from .insight import Insight

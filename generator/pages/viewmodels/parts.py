@@ -17,7 +17,7 @@ from ...catalog.schema import Gpu, Model
 from ...estimate import fidelity
 from ...estimate.api import Estimate
 from ...estimate.cost import HOURS_PER_MONTH
-from ...results import OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, Results
 from .. import labels
 from .common import Lang, OfferRow, SourceRow, cheapest_per_tier, offer_rows, source_rows
 

@@ -9,7 +9,7 @@ from markupsafe import Markup
 from ...estimate import cost, serving
 from ...estimate.kvcache import VLLM_BLOCK
 from ...estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
-from ...results import Results
+from ...sitedata import Results
 from .. import charts
 from ..plan import PageKey
 from .common import Lang, OfferRow, offer_label

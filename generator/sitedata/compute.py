@@ -1,0 +1,339 @@
+"""Per-model results, the worker's unit: every estimate and estimator-derived value the pages of one model need,
+taken from the store or computed and put there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any, Callable, Iterator, NamedTuple, TypeVar
+
+from ..adapters import device_spec, model_spec
+from ..catalog.schema import Catalog, Gpu
+from ..estimate import api, finetune, serving_setup, vllm_support
+from ..estimate.api import Estimate, ModelSpec, Request
+from ..estimate.device import DeviceSpec
+from ..estimate.quant import quant_info
+from .policy import SETUP_QUANTS, PairResult, recommend
+from .store import ASSUMPTIONS, EstimateStore, StoreKeys, pack
+from ..estimate import fidelity
+
+# Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
+# bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
+PREFERENCE = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S")
+NATIVE_MXFP4 = ("MXFP4_MOE", "Q2_K", "IQ1_S")
+MATRIX = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K", "IQ2_XXS", "IQ1_S")
+PAGE_CONTEXT_TOKENS = 8192
+CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+# The quant a model's own Hugging Face repository holds, by its native format (what vLLM loads from it).
+NATIVE_CHECKPOINT = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
+FINETUNE_METHODS = ("qlora", "lora", "full")
+FINETUNE_SEQ_LEN = 2048
+REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
+SERVING_SEGMENTS = ("datacenter", "workstation")
+SUMMARY_QUANTS = ("Q4_K_M", "BF16")  # a model page's summary sentence: the usual download and full precision
+T = TypeVar("T")
+
+
+@cache  # built once each: a frozen dataclass's __init__ sets every field through object.__setattr__
+def _page_request(quant: str, context_tokens: int) -> Request:
+    return Request(quant=quant, context_tokens=context_tokens)
+
+
+def preference(model: ModelSpec) -> tuple[str, ...]:
+    """Quantizations to try for this model, best first (MXFP4-native models start at their own format)."""
+    return NATIVE_MXFP4 if model.native_format == "mxfp4" else PREFERENCE
+
+
+def matrix_quants(model: ModelSpec) -> tuple[str, ...]:
+    """Rows of the quantization matrix for this model."""
+    return ("BF16", "MXFP4_MOE", *MATRIX[1:]) if model.native_format == "mxfp4" else MATRIX
+
+
+@dataclass(frozen=True)
+class VllmSetup:
+    """A checkpoint vLLM can serve on ``gpu_count`` of a GPU, with the estimate that says it fits."""
+
+    repo: str
+    quant: str
+    gpu_count: int
+    estimate: Estimate
+
+
+class ContextSweep(NamedTuple):
+    """A pair's memory against context length, and the largest context that fits with each KV type.
+
+    ``rows``: (context, KV f16, total f16, KV q8_0, total q8_0) in bytes, as plain tuples (cheap to store)."""
+
+    rows: tuple[tuple[int, int, int, int, int], ...]
+    max_context_f16: int
+    max_context_q8: int
+    usable_bytes: int
+
+
+def unpack_vllm(stored: tuple) -> VllmSetup | None:
+    """A stored vLLM setup as the object (see ``ModelResults._packed_vllm_setup``)."""
+    return None if stored[0] is None else VllmSetup(*stored[:3], Estimate._make(stored[3]))
+
+
+def reference_gpu(catalog: Catalog) -> str:
+    """The largest catalogued CUDA GPU (any GPU without one), whose figures the requirement tables use."""
+    cuda = [g for g in catalog.gpus.values() if "cuda" in g.backends] or list(catalog.gpus.values())
+    return max(cuda, key=lambda g: (g.memory_bytes, g.id)).id
+
+
+def reference_device(gpu: Gpu) -> DeviceSpec:
+    """The GPU with unbounded memory: requirement tables then show memory, never a verdict."""
+    return replace(device_spec(gpu), memory_bytes=2**50, usable_memory_bytes=2**50)
+
+
+def serving_gpus(catalog: Catalog) -> list[str]:
+    """GPUs whose pair pages show batched serving: datacenter and workstation parts that vLLM runs on."""
+    return sorted(g.id for g in catalog.gpus.values() if g.segment in SERVING_SEGMENTS and {"cuda", "rocm"} & set(g.backends))
+
+
+def rented_gpus(catalog: Catalog) -> list[str]:
+    """GPUs with at least one cloud offer, in id order."""
+    return sorted({offer.gpu for _, offer in catalog.offers()})
+
+
+class ModelResults:
+    """Computes, model by model, every stored result the pages need (or finds it in the store)."""
+
+    def __init__(self, catalog: Catalog, store: EstimateStore | None = None):
+        self.catalog = catalog
+        self.store = store if store is not None else EstimateStore()
+        self.reference_id = reference_gpu(catalog)
+        self.keys = StoreKeys(catalog, self.reference_id)
+        self.models = {model_id: model_spec(model) for model_id, model in catalog.models.items()}
+        self.devices = {gpu_id: device_spec(gpu) for gpu_id, gpu in catalog.gpus.items()}
+        self.reference = reference_device(catalog.gpus[self.reference_id])
+        self.serving_gpus = serving_gpus(catalog)
+        self.rented_gpus = rented_gpus(catalog)
+        self.used: set[tuple] = set()
+        self._assumptions: dict[tuple, tuple] = {}
+
+    def from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
+        """The store's value for ``stored``, else ``compute()`` put there; either way kept for the next build."""
+        found = self.store.get(stored)
+        if found is None:
+            found = compute()
+            self.store.put(stored, found)
+        self.used.add(stored)
+        return found
+
+    # --- one result each ---------------------------------------------------------------------------------
+
+    def _estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int, limits: bool) -> Estimate:
+        return api.estimate(self.models[model_id], self.devices[gpu_id], _page_request(quant, context_tokens),
+                            limits=limits)
+
+    def quant_estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int = PAGE_CONTEXT_TOKENS) -> Estimate:
+        """One model at one quant on one GPU, memory, verdict and decode speed only (``limits=False``)."""
+        return self.from_store(self.keys.estimate(model_id, gpu_id, quant, context_tokens), lambda: self._estimate(
+            model_id, gpu_id, quant, context_tokens, limits=False))
+
+    def pick(self, model_id: str, gpu_id: str) -> PairResult:
+        """The recommended setup of one pair with its full estimate."""
+        def choose() -> PairResult:
+            model = self.models[model_id]
+            quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(model)],
+                              lambda q: fidelity.at_floor(q, model.native_format)).quant
+            return PairResult(quant, self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=True))
+        return self.from_store(self.keys.pair(model_id, gpu_id, "pick"), choose)
+
+    def context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
+        """Memory of the pair's recommended quant from 4K to the model's maximum context."""
+        def sweep() -> ContextSweep:
+            model, device, quant = self.models[model_id], self.devices[gpu_id], self.pick(model_id, gpu_id).quant
+            limit = self.catalog.models[model_id].context_length
+            contexts = (*(c for c in CONTEXT_STEPS if c < limit), limit)
+            f16, q8 = (api.context_memory(model, device, Request(quant=quant, kv_type=kv), contexts)
+                       for kv in ("f16", "q8_0"))
+            rows = tuple(zip(contexts, f16.kv_cache_bytes, f16.total_bytes, q8.kv_cache_bytes, q8.total_bytes))
+            return ContextSweep(rows, f16.max_context_tokens, q8.max_context_tokens, f16.usable_bytes)
+        return self.from_store(self.keys.pair(model_id, gpu_id, "sweep"), sweep)
+
+    def model_requirements(self, model_id: str) -> list[dict]:
+        """Total memory per quantization at 4K, 32K, 128K context and 16 sequences at 8K (llama.cpp on CUDA)."""
+        def table() -> list[dict]:
+            spec, max_ctx = self.models[model_id], self.catalog.models[model_id].context_length
+            scenarios = [(c, 1) for c in (4096, 32768, 131072) if c <= max_ctx] + [(8192, 16)]
+            rows = []
+            for context_tokens, sequences in scenarios:
+                cells = {}
+                for quant in REQUIREMENT_QUANTS:
+                    e = api.estimate(spec, self.reference, Request(quant=quant, context_tokens=context_tokens,
+                                                                   sequences=sequences), limits=False)
+                    cells[quant] = {"total_bytes": e.total_bytes, "weights_bytes": e.weights_bytes,
+                                    "kv_cache_bytes": e.kv_cache_bytes}
+                rows.append({"context": context_tokens, "sequences": sequences, "cells": cells})
+            return rows
+        return self.from_store(self.keys.reference(model_id, "requirements"), table)
+
+    def page_context_requirements(self, model_id: str) -> dict[str, int]:
+        """Total memory per ``SUMMARY_QUANTS`` quantization at the pages' context, one sequence, on the reference
+        device (the figures a model page's summary states)."""
+        return self.from_store(self.keys.reference(model_id, "summary"), lambda: {
+            quant: api.estimate(self.models[model_id], self.reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
+                                limits=False).total_bytes for quant in SUMMARY_QUANTS})
+
+    def finetune(self, model_id: str, method: str) -> finetune.FinetuneEstimate:
+        """Fine-tuning memory of one model and method at the pages' sequence length."""
+        return self.from_store(self.keys.finetune(model_id, method), lambda: finetune.finetune_memory(
+            self.models[model_id], method, seq_len=FINETUNE_SEQ_LEN))
+
+    def fitting_gpus(self, model_id: str, quant: str) -> tuple[str, ...]:
+        """The GPUs on which this quant fits with margin at the pages' context."""
+        return self.from_store(self.keys.across_gpus(model_id, f"fitting {quant}"), lambda: tuple(
+            g for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict == "fits"))
+
+    def fit_counts(self, model_id: str) -> dict[str, int]:
+        """Per matrix quant, how many GPUs hold it fully (fits or tight) at the pages' context."""
+        return self.from_store(self.keys.across_gpus(model_id, "fit-counts"), lambda: {
+            quant: sum(1 for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict in ("fits", "tight"))
+            for quant in matrix_quants(self.models[model_id])})
+
+    def tensor_parallel_count(self, model_id: str, gpu_id: str, quant: str) -> int:
+        """The fewest GPUs (2, 4 or 8, tensor parallel) on which ``quant`` fits with margin, or 0."""
+        def fewest() -> int:
+            for count in (2, 4, 8):
+                device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
+                if api.on_gpu(self.models[model_id], device, Request(quant=quant, gpu_count=count)) == "fits":
+                    return count
+            return 0
+        return self.from_store(self.keys.tensor_parallel(model_id, gpu_id, quant), fewest)
+
+    def serving(self, model_id: str, gpu_id: str) -> tuple[serving_setup.ServingPlan | None]:
+        """(the pair's vLLM serving plan, or None) on a serving GPU, as a 1-tuple so "does not serve" is stored."""
+        return self.from_store(self.keys.pair(model_id, gpu_id, "serving"), lambda: (self._serving_plan(model_id, gpu_id),))
+
+    def _serving_plan(self, model_id: str, gpu_id: str) -> serving_setup.ServingPlan | None:
+        """The fewest GPUs that serve the model, or twice as many when that serves more tokens per GPU at the
+        operating point (a tight fit leaves little room for KV cache, hence few users)."""
+        gpu, spec = self.catalog.gpus[gpu_id], self.models[model_id]
+        counts = serving_setup.PAGE_GPU_COUNTS
+        plans = []
+        for i, count in enumerate(counts):
+            plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),))
+            if plan is not None:
+                plans.append(plan)
+                if len(plans) == 2 or i + 1 == len(counts):
+                    break
+                nxt = serving_setup.page_plan(spec, (device_spec(gpu, counts[i + 1], "tensor"),))
+                if nxt is not None:
+                    plans.append(nxt)
+                break
+        if not plans:
+            return None
+        return max(plans, key=lambda p: (p.operating.output_tokens_per_s_per_gpu if p.operating else 0.0,
+                                         -p.gpu_count))
+
+    def vllm_checkpoints(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+        """(repo, quant) checkpoints vLLM's kernels run on this GPU, best precision first, and the formats they do
+        not (a GPU vLLM does not run on: none)."""
+        def split() -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+            model, spec = self.catalog.models[model_id], self.models[model_id]
+            candidates = [(model.hf_repo, NATIVE_CHECKPOINT[spec.native_format])]
+            candidates += [(c.repo, c.quant) for c in model.checkpoints]
+            candidates.sort(key=lambda c: -quant_info(c[1]).nominal_bits)  # stable: the original first among equals
+            return vllm_support.split_by_support(candidates, self.devices[gpu_id], spec.architecture.n_experts > 0)
+        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+            return [], ()
+        return self.from_store(self.keys.pair(model_id, gpu_id, "vllm-checkpoints"), split)
+
+    def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
+        """The checkpoint vLLM serves for this pair: on the fewest GPUs (1, 2, 4 or 8, tensor parallel), the
+        best-precision checkpoint vLLM runs here that fits at the pages' context; None when none fits eight."""
+        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+            return None
+        return unpack_vllm(self._packed_vllm_setup(model_id, gpu_id))
+
+    def _packed_vllm_setup(self, model_id: str, gpu_id: str) -> tuple:
+        """:meth:`vllm_setup` as stored: (repo, quant, GPU count, packed estimate), or (None,) (plain tuples
+        travel from a worker and load from the store several times faster than the objects)."""
+        def find() -> tuple:
+            spec, gpu = self.models[model_id], self.catalog.gpus[gpu_id]
+            candidates = self.vllm_checkpoints(model_id, gpu_id)[0]
+            for count in (1, 2, 4, 8):
+                device = self.devices[gpu_id] if count == 1 else device_spec(gpu, count=count, parallel="tensor")
+                for repo, quant in candidates:
+                    request = Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, engine="vllm", gpu_count=count)
+                    estimate = api.estimate(spec, device, request, limits=False)
+                    if estimate.verdict in ("fits", "tight"):
+                        return (repo, quant, count, pack(estimate))
+            return (None,)
+        return self.from_store(self.keys.pair(model_id, gpu_id, "vllm"), find)
+
+    # --- the unit of work: one model ------------------------------------------------------------------------
+
+    def page_estimate_keys(self, model_id: str) -> list[tuple[str, str, str, int]]:
+        """(model, GPU, quant, context) of every per-quant estimate the pages of a model need."""
+        quants = dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))
+        return [(model_id, g, q, PAGE_CONTEXT_TOKENS) for g in sorted(self.devices) for q in quants]
+
+    def _results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
+        """Each stored result the pages of a model need, as (store key, getter)."""
+        keys = self.keys
+        for key in self.page_estimate_keys(model_id):
+            yield keys.estimate(*key), lambda key=key: self.quant_estimate(*key)
+        for gpu_id in sorted(self.devices):
+            yield keys.pair(model_id, gpu_id, "pick"), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "sweep"), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
+            if self.devices[gpu_id].backend in vllm_support.VLLM_BACKENDS:
+                yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), lambda gpu_id=gpu_id: self.vllm_checkpoints(model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._packed_vllm_setup(model_id, gpu_id)
+        yield keys.reference(model_id, "requirements"), lambda: self.model_requirements(model_id)
+        yield keys.reference(model_id, "summary"), lambda: self.page_context_requirements(model_id)
+        for method in FINETUNE_METHODS:
+            yield keys.finetune(model_id, method), lambda method=method: self.finetune(model_id, method)
+        for quant in matrix_quants(self.models[model_id]):
+            yield keys.across_gpus(model_id, f"fitting {quant}"), lambda quant=quant: self.fitting_gpus(model_id, quant)
+        yield keys.across_gpus(model_id, "fit-counts"), lambda: self.fit_counts(model_id)
+        for gpu_id in self.serving_gpus:
+            yield keys.pair(model_id, gpu_id, "serving"), lambda gpu_id=gpu_id: self.serving(model_id, gpu_id)
+        for quant in SETUP_QUANTS:
+            for gpu_id in self.rented_gpus:
+                yield (keys.tensor_parallel(model_id, gpu_id, quant),
+                       lambda gpu_id=gpu_id, quant=quant: self.tensor_parallel_count(model_id, gpu_id, quant))
+
+    def page_estimates(self, model_ids: list[str]) -> dict[tuple, Any]:
+        """The results of these models, computed or taken from the store, by store key."""
+        return {key: get() for model_id in model_ids for key, get in self._results(model_id)}
+
+    def stored(self, model_id: str) -> bool:
+        """Whether the store already holds every result the pages of a model need (nothing to compute); if so,
+        they count as used, so saving the store keeps them for pages this build does not render."""
+        keys = [key for key, _ in self._results(model_id)]
+        if not all(map(self.store.has, keys)):
+            return False
+        self.used.update(keys)
+        return True
+
+    def page_answer(self, model_ids: list[str]) -> tuple[dict[tuple, Any], dict[tuple, tuple]]:
+        """:meth:`page_estimates` for another process to :meth:`absorb`: the per-quant estimates as field tuples
+        (they pickle and unpickle three times faster, and stay packed in the store until a page reads them)."""
+        found = self.page_estimates(model_ids)
+        return ({key: value for key, value in found.items() if type(value) is not Estimate},
+                {key: pack(value) for key, value in found.items() if type(value) is Estimate})
+
+    def absorb(self, answer: tuple[dict[tuple, Any], dict[tuple, tuple]]) -> None:
+        """Take what :meth:`page_answer` computed in another process as if computed here (into the store)."""
+        found, packed = answer
+        by_id: dict[int, tuple] = {}  # estimates of one answer share their lists already: look each up once
+        for key, fields in packed.items():
+            # Unpickled per answer, equal assumption lists of different answers are separate objects: share them
+            # again, as estimate() does, so the store pickles each list once.
+            listed = fields[ASSUMPTIONS]
+            shared = by_id.get(id(listed))
+            if shared is None:
+                shared = by_id[id(listed)] = self._assumptions.setdefault(listed, listed)
+            if shared is not listed:
+                fields = (*fields[:ASSUMPTIONS], shared, *fields[ASSUMPTIONS + 1:])
+            self.store.put_packed(key, fields)
+            self.used.add(key)
+        for key, value in found.items():
+            self.from_store(key, lambda: value)
+
+    def save_store(self) -> None:
+        """Keep the results this build used for the next one."""
+        self.store.save(keep=self.used)

@@ -1,0 +1,45 @@
+"""Methodology data: the fitted constants, the engines they describe and the estimator's measured error."""
+
+from __future__ import annotations
+
+from ..estimate import bands
+from ..estimate import constants as fitted
+
+CALIBRATION_DATE = "2026-04-05"  # newest measurements bundled: the llama.cpp scoreboard rows scraped 2026-04-05
+
+
+def constants_table() -> list[dict]:
+    """The fitted speed constants, one row per backend-era set and constant, for the methodology page."""
+    return [{"backend": f"{family} {era}", "name": name, "value": value}
+            for (family, era), constants in sorted(fitted.ERA_CONSTANTS.items())
+            for name, value in vars(constants).items() if isinstance(value, float)]
+
+
+def engines() -> list[dict]:
+    """Per backend-era constants set: the engine builds it describes, and whether the pages use it."""
+    newest = {id(c) for c in fitted.CONSTANTS.values()}
+    return [{"backend": f"{family} {era}", "engine": c.engine, "current": id(c) in newest}
+            for (family, era), c in sorted(fitted.ERA_CONSTANTS.items())]
+
+
+def cross_validated_rows() -> list[dict]:
+    """The cross-validated error rows (leave one GPU out, leave one source out) and the file-size row."""
+    rows = [{"method": m, "group": g, "kind": k, "rows": n, "median": md, "worst": w, "within": s}
+            for m, g, k, n, md, w, s in fitted.CV_STATS]
+    n, md, w, s = fitted.FILESIZE_STATS
+    rows.append({"method": "formula", "group": "all", "kind": "filesize", "rows": n, "median": md, "worst": w,
+                 "within": s})
+    return rows
+
+
+def held_out_points() -> dict[str, tuple[tuple[float, float], ...]]:
+    """Per kind, (measured, estimated) of every calibration row predicted with its GPU left out of the fit."""
+    points: dict[str, list[tuple[float, float]]] = {}
+    for kind, _f, _e, measured, predicted in fitted.CV_POINTS:
+        points.setdefault(kind, []).append((measured, predicted))
+    return {kind: tuple(rows) for kind, rows in points.items()}
+
+
+def error_bands(backends: set[str]) -> dict[str, bands.ErrorBand]:
+    """Typical cross-validated error of the speed figures per backend, shown beside every speed figure."""
+    return {backend: bands.error_band(backend) for backend in sorted(backends)}

@@ -1,0 +1,73 @@
+"""Navigation between pages: sorted lists, nearest neighbours, the largest models that fit a GPU, the GPUs a
+comparison page sets side by side and a showcase of popular pairs. Pure functions of the catalogue and the picks."""
+
+from __future__ import annotations
+
+from ..catalog.schema import Catalog
+from .policy import RANK, PairResult, Pick
+
+RELATED_SHOWN = 12
+COMPARED_MIN, COMPARED_MAX = 2, 4  # GPUs on a comparison page
+Pairs = dict[tuple[str, str], PairResult]
+
+
+def gpus_by_memory(catalog: Catalog) -> list[str]:
+    """GPU ids from least to most memory (stable cross-link order)."""
+    return sorted(catalog.gpus, key=lambda g: (catalog.gpus[g].memory_bytes, g))
+
+
+def models_by_size(catalog: Catalog) -> list[str]:
+    """Model ids from fewest to most parameters."""
+    return sorted(catalog.models, key=lambda m: (catalog.models[m].total_params, m))
+
+
+def nearest(items: list[str], current: str, count: int) -> list[str]:
+    """Up to ``count`` nearest neighbours of ``current`` in a sorted list, alternating above and below."""
+    at = items.index(current)
+    picked = []
+    for step in range(1, len(items)):
+        picked += [items[i] for i in (at + step, at - step) if 0 <= i < len(items)]
+        if len(picked) >= count:
+            break
+    return picked[:count]
+
+
+def similar(ordered: list[str]) -> dict[str, list[str]]:
+    """For each id, the RELATED_SHOWN nearest in ``ordered``."""
+    return {item: nearest(ordered, item, RELATED_SHOWN) for item in ordered}
+
+
+def fitting_by_gpu(catalog: Catalog, by_size: list[str], pairs: Pairs) -> dict[str, list[str]]:
+    """For each GPU, the models that fit at 8K context (fits or tight), largest first."""
+    return {g: [m for m in reversed(by_size) if pairs[(m, g)].estimate.verdict in ("fits", "tight")]
+            for g in catalog.gpus}
+
+
+def compare_gpus(catalog: Catalog, model_id: str, picks: list[Pick], pairs: Pairs) -> list[str]:
+    """The GPUs a model's comparison page sets side by side: its distinct recommended GPUs, topped up to
+    COMPARED_MIN with the GPUs its model page ranks first (verdict, then decode speed), at most COMPARED_MAX."""
+    chosen = list(dict.fromkeys(pick.gpu for pick in picks))[:COMPARED_MAX]
+    ranked = sorted(catalog.gpus, key=lambda g: (RANK[pairs[(model_id, g)].estimate.verdict],
+                                                 -pairs[(model_id, g)].estimate.decode_tokens_per_s, g))
+    chosen += [g for g in ranked if g not in chosen][:max(0, COMPARED_MIN - len(chosen))]
+    return chosen
+
+
+def compared_with(catalog: Catalog, compared: dict[str, list[str]]) -> dict[str, list[str]]:
+    """For each GPU, the models whose comparison page sets it side by side with others, by id."""
+    found: dict[str, list[str]] = {g: [] for g in catalog.gpus}
+    for model_id in sorted(catalog.models):
+        for gpu_id in compared[model_id]:
+            found[gpu_id].append(model_id)
+    return found
+
+
+def popular_pairs(catalog: Catalog, pairs: Pairs) -> list[tuple[str, str]]:
+    """A stable showcase: the smallest-memory GPU each model fits on with margin, for up to 12 models by size."""
+    shown = []
+    models = sorted(catalog.models, key=lambda m: (catalog.models[m].total_params, m))
+    for model_id in models[:: max(1, len(models) // 12)][:12]:
+        fitting = [g for g in catalog.gpus if pairs[(model_id, g)].estimate.verdict == "fits"]
+        if fitting:
+            shown.append((model_id, min(fitting, key=lambda g: (catalog.gpus[g].memory_bytes, g))))
+    return shown

@@ -1,0 +1,170 @@
+"""Recommendation policy: the pick per pair, the GPUs each model page recommends, the cheapest GPU per quant, the
+fine-tuning GPU and the cheapest rentable and serving setups. Pure functions of computed results and prices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, NamedTuple
+
+from ..catalog.schema import Catalog, CloudOffer, CloudProvider
+from ..estimate import cost, fidelity, serving_setup
+from ..estimate.api import Estimate
+from ..estimate.cost import HOURS_PER_MONTH
+from ..estimate.device import DeviceSpec
+
+RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
+OLDER_LAUNCH_YEAR = 2021  # "used or older": launched in this year or before
+SETUP_QUANTS = ("BF16", "Q8_0", "Q4_K_M")
+Offers = dict[str, list[tuple[CloudProvider, CloudOffer]]]
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """The recommended setup of one model on one GPU and its estimate."""
+
+    quant: str
+    estimate: Estimate
+
+
+def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True) -> PairResult:
+    """The best-quality quantization at or above the quality floor that fits, else fits tightly; only then one below
+    the floor that fits or fits tightly; else the smallest that offloads (at the floor first); else the smallest."""
+    for group in ([t for t in tried if at_floor(t[0])], [t for t in tried if not at_floor(t[0])]):
+        for wanted in ("fits", "tight"):
+            for quant, estimate in group:
+                if estimate.verdict == wanted:
+                    return PairResult(quant, estimate)
+    offloaded = [t for t in tried if t[1].verdict == "offload"]
+    if offloaded:
+        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), item[1].total_bytes))
+    else:  # nothing runs: the smallest, to say how far even that is from fitting
+        quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
+    return PairResult(quant, estimate)
+
+
+class Pick(NamedTuple):
+    """One recommended GPU for a model: its role, the GPU, a cloud offer (cheapest-cloud role) and whether no GPU
+    held the model at or above the quality floor, so the pick is below it."""
+
+    role: str
+    gpu: str
+    offer: dict | None
+    below_floor: bool
+
+
+class ServingChoice(NamedTuple):
+    """A model's serving plan on one GPU priced on that GPU's cheapest listed offer (a model page's serving row)."""
+
+    gpu: str
+    plan: serving_setup.ServingPlan
+    provider: str
+    instance: str
+    usd_per_gpu_hour: float
+    price: cost.ServingPrice
+
+
+def offers_by_gpu(catalog: Catalog) -> Offers:
+    """Each GPU's cloud offers, cheapest per GPU-hour first."""
+    by_gpu: Offers = {g: [] for g in catalog.gpus}
+    for provider, offer in catalog.offers():
+        by_gpu[offer.gpu].append((provider, offer))
+    for offers in by_gpu.values():
+        offers.sort(key=lambda po: (po[1].price_usd_per_hour / po[1].gpu_count, po[0].name, po[1].instance))
+    return by_gpu
+
+
+def recommendations(catalog: Catalog, native: str, picks: dict[str, PairResult], offers: Offers) -> list[Pick]:
+    """Best single GPU, best value, used/older, Apple and cheapest cloud: each among the GPUs whose recommended
+    setup (``picks``, by GPU) fits with margin at or above the quality floor; below it only when none does."""
+    gpus = catalog.gpus
+    fits = [g for g in gpus if picks[g].estimate.verdict == "fits"]
+    fitting = [g for g in fits if fidelity.at_floor(picks[g].quant, native)]
+    below = not fitting
+    fitting = fitting or fits
+    speed = {g: picks[g].estimate.decode_tokens_per_s for g in gpus}
+    chosen: list[Pick] = []
+    if fitting:
+        chosen.append(Pick("fastest", max(fitting, key=lambda g: (speed[g], g)), None, below))
+        priced = [g for g in fitting if gpus[g].price_usd]
+        if priced:
+            chosen.append(Pick("value", min(priced, key=lambda g: (gpus[g].price_usd / speed[g], g)), None, below))
+        older = [g for g in priced if gpus[g].launch_date and gpus[g].launch_date.year <= OLDER_LAUNCH_YEAR]
+        if older:
+            chosen.append(Pick("older", min(older, key=lambda g: (gpus[g].price_usd, g)), None, below))
+        apple = [g for g in fitting if gpus[g].vendor == "apple"]
+        if apple:
+            chosen.append(Pick("apple", min(apple, key=lambda g: (gpus[g].memory_bytes, -speed[g], g)), None, below))
+        rented = [(o.price_usd_per_hour / o.gpu_count, g, p.name, o) for g in fitting for p, o in offers[g]]
+        if rented:
+            per_gpu, gpu_id, provider, offer = min(rented, key=lambda r: (r[0], r[1], r[2]))
+            chosen.append(Pick("cloud", gpu_id, {"provider": provider, "usd_per_hour": per_gpu,
+                                                 "instance": offer.instance}, below))
+    return chosen
+
+
+def best_gpu(catalog: Catalog, fitting: tuple[str, ...]) -> str | None:
+    """The cheapest of the ``fitting`` GPUs (list price, then memory)."""
+    gpus = catalog.gpus
+    candidates = [(gpus[g].price_usd is None, gpus[g].price_usd or 0.0, gpus[g].memory_bytes, g) for g in fitting]
+    return min(candidates)[3] if candidates else None
+
+
+def finetune_gpu(catalog: Catalog, devices: dict[str, DeviceSpec], need_bytes: int) -> tuple[str, str] | None:
+    """(gpu id, label) of the cheapest single GPU, or smallest multi-GPU count, that holds ``need_bytes``."""
+    fitting = sorted((g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id) for g in catalog.gpus.values()
+                     if devices[g.id].usable_memory_bytes >= need_bytes)
+    if fitting:
+        gpu_id = fitting[0][3]
+        return (gpu_id, catalog.gpus[gpu_id].name)
+    gpu = max(catalog.gpus.values(), key=lambda g: (devices[g.id].usable_memory_bytes, g.id))
+    count = -(-need_bytes // devices[gpu.id].usable_memory_bytes)
+    return (gpu.id, f"{count}× {gpu.name}") if count <= 8 else None
+
+
+def cheapest_setups(catalog: Catalog, offers: Offers, fits: Callable[[str, str], bool],
+                    gpu_count: Callable[[str, str], int]) -> list[dict]:
+    """Per precision at 8K context: the cheapest rentable single GPU and multi-GPU setup that fit, per month
+    (``fits(gpu, quant)``: with margin on one GPU; ``gpu_count(gpu, quant)``: the fewest for tensor parallel, or 0)."""
+    setups = []
+    for quant in SETUP_QUANTS:
+        single, multi = None, None
+        for gpu_id, listed in offers.items():
+            if not listed:
+                continue
+            per_gpu = min(o.price_usd_per_hour / o.gpu_count for _, o in listed)
+            if fits(gpu_id, quant):
+                candidate = (per_gpu, gpu_id, 1)
+                single = min(single, candidate) if single else candidate
+                continue
+            count = gpu_count(gpu_id, quant)
+            if count:
+                candidate = (per_gpu * count, gpu_id, count)
+                multi = min(multi, candidate) if multi else candidate
+        setups.append({"quant": quant, "single": _setup(catalog, single), "multi": _setup(catalog, multi)})
+    return setups
+
+
+def _setup(catalog: Catalog, pick: tuple[float, str, int] | None) -> dict | None:
+    if pick is None:
+        return None
+    usd_per_hour, gpu_id, count = pick
+    return {"gpu": catalog.gpus[gpu_id], "count": count, "usd_per_hour": usd_per_hour,
+            "usd_per_month": usd_per_hour * HOURS_PER_MONTH}
+
+
+def cheapest_serving(plans: dict[str, serving_setup.ServingPlan | None], offers: Offers) -> list[ServingChoice]:
+    """Per precision the pair pages serve a model at, the listed cloud setup with the lowest cost per 1M output
+    tokens at its operating point (``plans``: by serving GPU, in id order)."""
+    best: dict[str, ServingChoice] = {}
+    for gpu_id, plan in plans.items():
+        listed = offers[gpu_id]
+        if plan is None or plan.operating is None or not listed:
+            continue
+        provider, offer = listed[0]  # cheapest per GPU-hour first, as the pair page prices it
+        per_gpu = offer.price_usd_per_hour / offer.gpu_count
+        choice = ServingChoice(gpu_id, plan, provider.name, offer.instance, per_gpu,
+                               cost.serving_price(plan.operating, per_gpu))
+        found = best.get(plan.precision)
+        if found is None or (choice.price.output_usd_per_mtok, gpu_id) < (found.price.output_usd_per_mtok, found.gpu):
+            best[plan.precision] = choice
+    return [best[p] for p in serving_setup.PRECISIONS if p in best]

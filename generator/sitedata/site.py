@@ -1,0 +1,256 @@
+"""The site data: computed up front from the catalogue and the store, then frozen. Rendering only reads it: no
+lookup computes, and a value the stage did not compute is a KeyError, never a late estimate."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Callable
+
+from ..catalog.freshness import newest_price_date
+from ..catalog.schema import Catalog
+from ..estimate import bands, finetune as finetune_, serving_setup, vllm_support
+from ..estimate.api import Estimate, ModelSpec
+from ..estimate.device import DeviceSpec
+from ..estimate.kvcache import kv_cache_bytes, kv_layout
+from ..incremental import digest
+from . import methodology, navigation, policy
+from .compute import (FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, ContextSweep, ModelResults, VllmSetup, matrix_quants,
+                      unpack_vllm)
+from .policy import PairResult, Pick, ServingChoice
+from .store import EstimateStore
+
+Input = tuple  # a read of an estimator input a stored value follows from: ("input", "model", id), ("input",
+# "gpu-spec", id), ("input", "gpu", id), ("input", "gpu-specs") or ("input", "reference")
+
+
+class SiteData:
+    """Catalogue plus estimator views of it, every pair's recommendation and every cross-page table, frozen."""
+
+    vllm_utilisation: float = 0.90  # vLLM's default --gpu-memory-utilization
+    calibration_date = methodology.CALIBRATION_DATE
+
+    def __init__(self, catalog: Catalog, store: EstimateStore | None = None, prices_as_of: dt.date | None = None,
+                 *, computed: ModelResults | None = None):
+        """The site data of ``catalog``; ``computed``: the stage's results when a build computed them (in worker
+        processes), else they are computed here. ``prices_as_of``: the date price ages count to (None: the
+        catalogue's newest price date)."""
+        if computed is None:
+            computed = ModelResults(catalog, store)
+            computed.page_estimates([m for m in sorted(computed.models) if not computed.stored(m)])
+        put = self.__dict__.update
+        keys, gpus = computed.keys, catalog.gpus
+        put(catalog=catalog, _computed=computed, _store=computed.store, _keys=keys,
+            price_reference_date=prices_as_of or newest_price_date(catalog),
+            model_digests=keys.model_digests, gpu_digests=keys.gpu_digests,
+            gpu_spec_digests=keys.gpu_spec_digests, gpu_specs_digest=keys.gpu_specs_digest,
+            models=computed.models, devices=computed.devices, _serving_gpus=set(computed.serving_gpus),
+            _reference=computed.reference, _reference_id=computed.reference_id)
+        pairs = {(m, g): computed.pick(m, g) for m in sorted(computed.models) for g in sorted(computed.devices)}
+        offers = policy.offers_by_gpu(catalog)
+        by_memory, by_size = navigation.gpus_by_memory(catalog), navigation.models_by_size(catalog)
+        recommendations = {m: policy.recommendations(catalog, spec.native_format, {g: pairs[(m, g)] for g in gpus}, offers)
+                           for m, spec in computed.models.items()}
+        compared = {m: navigation.compare_gpus(catalog, m, recommendations[m], pairs) for m in sorted(catalog.models)}
+        put(pairs=pairs, offers_by_gpu=offers, gpus_by_memory=by_memory, models_by_size=by_size,
+            similar_gpus=navigation.similar(by_memory), similar_models=navigation.similar(by_size),
+            compared_with=navigation.compared_with(catalog, compared),
+            _fitting_by_gpu=navigation.fitting_by_gpu(catalog, by_size, pairs),
+            _popular=navigation.popular_pairs(catalog, pairs),
+            _recommendations=recommendations, _compared=compared,
+            _best_gpu={(m, q): policy.best_gpu(catalog, computed.fitting_gpus(m, q))
+                       for m, spec in computed.models.items() for q in matrix_quants(spec)},
+            _finetune_gpu={(m, method): policy.finetune_gpu(catalog, computed.devices, computed.finetune(m, method).total_bytes)
+                           for m in computed.models for method in FINETUNE_METHODS},
+            _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(computed, m),
+                                               lambda g, q, m=m: computed.tensor_parallel_count(m, g, q))
+                     for m in computed.models},
+            _serving={m: policy.cheapest_serving({g: computed.serving(m, g)[0] for g in computed.serving_gpus}, offers)
+                      for m in computed.models},
+            _kv_per_1k={m: kv_cache_bytes(kv_layout(spec.architecture, "llama.cpp", "f16"), 1024)
+                        for m, spec in computed.models.items()},
+            cross_validated=methodology.cross_validated_rows(), constants_table=methodology.constants_table(),
+            engines=methodology.engines(), _held_out=methodology.held_out_points(),
+            _error_bands=methodology.error_bands({b for gpu in gpus.values() for b in gpu.backends}),
+            _frozen=True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"site data is frozen: cannot set {name}")
+
+    def _stored(self, key: tuple) -> Any:
+        found = self._store.get(key)
+        if found is None:
+            raise KeyError(f"not computed in the site-data stage: {key}")
+        return found
+
+    # --- per pair --------------------------------------------------------------------------------------------
+
+    def pick(self, model_id: str, gpu_id: str) -> PairResult:
+        """The recommended setup of one pair with its full estimate (``pairs`` holds them all)."""
+        return self.pairs[(model_id, gpu_id)]
+
+    def quant_estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int = PAGE_CONTEXT_TOKENS) -> Estimate:
+        """One model at one quant on one GPU, memory, verdict and decode speed only: a matrix row."""
+        return self._stored(self._keys.estimate(model_id, gpu_id, quant, context_tokens))
+
+    def context_sweep(self, model_id: str, gpu_id: str) -> ContextSweep:
+        """Memory of the pair's recommended quant from 4K to the model's maximum context."""
+        return self._stored(self._keys.pair(model_id, gpu_id, "sweep"))
+
+    def serving(self, model_id: str, gpu_id: str) -> tuple[serving_setup.ServingPlan | None]:
+        """(the pair's vLLM serving plan, or None): None on GPUs whose pages show no batched serving."""
+        if gpu_id not in self._serving_gpus:
+            return (None,)
+        return self._stored(self._keys.pair(model_id, gpu_id, "serving"))
+
+    def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
+        """The checkpoint vLLM serves for this pair on the fewest GPUs (1, 2, 4 or 8), or None."""
+        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+            return None
+        return unpack_vllm(self._stored(self._keys.pair(model_id, gpu_id, "vllm")))
+
+    def vllm_checkpoints(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+        """(repo, quant) checkpoints vLLM's kernels run on this GPU and the formats they do not (CUDA/ROCm only)."""
+        if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
+            return [], ()
+        return self._stored(self._keys.pair(model_id, gpu_id, "vllm-checkpoints"))
+
+    def tensor_parallel_count(self, model_id: str, gpu_id: str, quant: str) -> int:
+        """The fewest GPUs (2, 4 or 8, tensor parallel) of a rented GPU on which ``quant`` fits with margin, or 0."""
+        return self._stored(self._keys.tensor_parallel(model_id, gpu_id, quant))
+
+    # --- per model -------------------------------------------------------------------------------------------
+
+    def recommendations(self, model_id: str) -> list[Pick]:
+        """Best single GPU, best value, used/older, Apple and cheapest cloud (see ``policy.recommendations``)."""
+        return self._recommendations[model_id]
+
+    def compare_gpus(self, model_id: str) -> list[str]:
+        """The GPUs a model's comparison page sets side by side."""
+        return self._compared[model_id]
+
+    def best_gpu(self, model_id: str, quant: str) -> str | None:
+        """The cheapest catalogued GPU (list price, then memory) on which this quant fits with margin."""
+        return self._best_gpu[(model_id, quant)]
+
+    def fitting_gpus(self, model_id: str, quant: str) -> tuple[str, ...]:
+        """The GPUs on which this quant fits with margin at the pages' context."""
+        return self._stored(self._keys.across_gpus(model_id, f"fitting {quant}"))
+
+    def fitting_count(self, model_id: str, quant: str) -> int:
+        """How many catalogued GPUs hold this quant fully (fits or tight) at the pages' context."""
+        return self._stored(self._keys.across_gpus(model_id, "fit-counts"))[quant]
+
+    def finetune(self, model_id: str, method: str) -> finetune_.FinetuneEstimate:
+        """Fine-tuning memory of one model and method at the pages' sequence length."""
+        return self._stored(self._keys.finetune(model_id, method))
+
+    def finetune_gpu(self, model_id: str, method: str) -> tuple[str, str] | None:
+        """(gpu id, label) of the cheapest single GPU, or smallest multi-GPU count, that holds this fine-tuning run."""
+        return self._finetune_gpu[(model_id, method)]
+
+    def cheapest_setups(self, model_id: str) -> list[dict]:
+        """Per precision at 8K context: the cheapest rentable single GPU and multi-GPU setup that fit, per month."""
+        return self._setups[model_id]
+
+    def cheapest_serving(self, model_id: str) -> list[ServingChoice]:
+        """Per precision the pair pages serve this model at, the cheapest listed cloud setup per 1M output tokens."""
+        return self._serving[model_id]
+
+    def model_requirements(self, model_id: str) -> list[dict]:
+        """Total memory per quantization at 4K, 32K, 128K context and 16 sequences at 8K (llama.cpp on CUDA)."""
+        return self._stored(self._keys.reference(model_id, "requirements"))
+
+    def page_context_requirements(self, model_id: str) -> dict[str, int]:
+        """Total memory per summary quantization at the pages' context on the reference device."""
+        return self._stored(self._keys.reference(model_id, "summary"))
+
+    def kv_per_1k(self, model_id: str) -> int:
+        """KV-cache bytes per 1,024 tokens at f16 (full-attention growth; windowed layers excluded past their window)."""
+        return self._kv_per_1k[model_id]
+
+    # --- navigation and methodology ----------------------------------------------------------------------------
+
+    def largest_fitting(self, gpu_id: str, count: int) -> list[str]:
+        """The ``count`` largest models that fit on a GPU at 8K context (fits or tight), largest first."""
+        return self._fitting_by_gpu[gpu_id][:count]
+
+    def popular_pairs(self) -> list[tuple[str, str]]:
+        """A stable showcase: the smallest-memory GPU each model fits on with margin, for up to 12 models by size."""
+        return self._popular
+
+    def reference_device(self) -> DeviceSpec:
+        """A CUDA device larger than any model, so requirement tables show memory, not a verdict."""
+        return self._reference
+
+    def held_out_points(self, kind: str) -> tuple[tuple[float, float], ...]:
+        """(measured, estimated) of every calibration row of ``kind`` predicted with its GPU left out of the fit."""
+        return self._held_out.get(kind, ())
+
+    def error_band(self, backend: str) -> bands.ErrorBand:
+        """Typical cross-validated error of the speed figures on ``backend``, shown beside every speed figure."""
+        return self._error_bands[backend]
+
+    # --- what a read of a stored value depends on ----------------------------------------------------------
+
+    def inputs(self, name: str) -> Callable[..., tuple[Input, ...]] | None:
+        """For a stored lookup (a method, or a table by key), the estimator inputs its value follows from as a
+        function of its arguments (its store key is made of their digests); None for any other lookup: a read of
+        it is then compared by value."""
+        return _STORED_INPUTS.get(name)
+
+    def input_token(self, item: Input) -> str:
+        """The current digest of one input (``"-"`` when the entry is gone)."""
+        _, kind, *rest = item
+        if kind == "model":
+            return self.model_digests.get(rest[0], "-")
+        if kind == "gpu-spec":
+            return self.gpu_spec_digests.get(rest[0], "-")
+        if kind == "gpu":
+            return self.gpu_digests.get(rest[0], "-")
+        if kind == "gpu-specs":
+            return self.gpu_specs_digest
+        if kind == "reference":
+            return digest(self._reference_id, self.gpu_spec_digests[self._reference_id])
+        raise KeyError(item)
+
+
+def _fits_on(computed: ModelResults, model_id: str) -> Callable[[str, str], bool]:
+    """Whether a model's quant fits with margin on one GPU (from the stored fitting GPUs: no estimate unpacked)."""
+    fitting: dict[str, frozenset[str]] = {}
+
+    def fits(gpu_id: str, quant: str) -> bool:
+        if quant not in fitting:
+            fitting[quant] = frozenset(computed.fitting_gpus(model_id, quant))
+        return gpu_id in fitting[quant]
+    return fits
+
+
+def _pair(model_id: Any, gpu_id: Any = None, *_: Any) -> tuple[Input, ...]:
+    if type(model_id) is tuple:  # a ``pairs`` key
+        model_id, gpu_id = model_id
+    return (("input", "model", model_id), ("input", "gpu-spec", gpu_id))
+
+
+def _model(model_id: Any, *_: Any) -> tuple[Input, ...]:
+    return (("input", "model", model_id),)
+
+
+def _model_and(other: Input) -> Callable[..., tuple[Input, ...]]:
+    return lambda model_id, *_: (("input", "model", model_id), other)
+
+
+# Stored lookups (methods, and tables by key) and the inputs their store key digests.
+_STORED_INPUTS: dict[str, Callable[..., tuple[Input, ...]]] = {
+    "pairs": _pair, "pick": _pair, "quant_estimate": _pair, "context_sweep": _pair, "vllm_setup": _pair,
+    "vllm_checkpoints": _pair, "tensor_parallel_count": _pair,
+    # which GPUs serve follows from their segment too
+    "serving": lambda model_id, gpu_id, *_: (("input", "model", model_id), ("input", "gpu", gpu_id)),
+    "models": _model, "model_digests": _model, "finetune": _model, "kv_per_1k": _model,
+    "devices": lambda gpu_id, *_: (("input", "gpu-spec", gpu_id),),
+    "gpu_spec_digests": lambda gpu_id, *_: (("input", "gpu-spec", gpu_id),),
+    "gpu_digests": lambda gpu_id, *_: (("input", "gpu", gpu_id),),
+    "model_requirements": _model_and(("input", "reference")),
+    "page_context_requirements": _model_and(("input", "reference")),
+    "fitting_gpus": _model_and(("input", "gpu-specs")),
+    "fitting_count": _model_and(("input", "gpu-specs")),
+}
