@@ -12,6 +12,7 @@ from ..estimate import bands, finetune as finetune_, serving_setup, vllm_support
 from ..estimate.api import Estimate, ModelSpec
 from ..estimate.device import DeviceSpec
 from ..estimate.kvcache import kv_cache_bytes, kv_layout
+from ..estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
 from ..incremental import digest
 from . import methodology, navigation, policy
 from .compute import (FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, ContextSweep, ModelResults, VllmSetup, matrix_quants,
@@ -26,7 +27,7 @@ Input = tuple  # a read of an estimator input a stored value follows from: ("inp
 class SiteData:
     """Catalogue plus estimator views of it, every pair's recommendation and every cross-page table, frozen."""
 
-    vllm_utilisation: float = 0.90  # vLLM's default --gpu-memory-utilization
+    vllm_utilisation: float = VLLM_GPU_MEMORY_UTILIZATION  # vLLM's default --gpu-memory-utilization
     calibration_date = methodology.CALIBRATION_DATE
 
     def __init__(self, catalog: Catalog, store: EstimateStore | None = None, prices_as_of: dt.date | None = None,
