@@ -149,7 +149,7 @@ def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
                 "amortisation_months": owned.months, "usd_per_hour": owned.usd_per_hour,
                 "usd_per_million_tokens": owned.usd_per_mtok, "joules_per_token": owned.joules_per_token,
                 "tokens_per_s_per_100_usd": owned.tokens_per_s_per_100_usd}},
-        "finetune": [{"method": f.method, "sequence_length_tokens": f.seq_len, "weights_bytes": f.est.weights_bytes,
+        "finetune": [{"method": f.method, "sequence_length_tokens": f.est.seq_len, "weights_bytes": f.est.weights_bytes,
                       "gradients_optimizer_bytes": f.grads_optimizer_bytes, "activations_bytes": f.est.activations_bytes,
                       "total_bytes": f.est.total_bytes, "verdict": f.verdict, "suggested_gpu": f.suggestion}
                      for f in v.finetune],

@@ -10,7 +10,8 @@ import posixpath
 from typing import Any, Callable
 
 from ..sitedata import PAGE_CONTEXT_TOKENS, Results
-from . import api, api_schema, views
+from . import api, api_schema
+from .viewmodels.common import offer_rows, rental_cost
 from .i18n import formatter
 from .viewmodels.common import PROMPT_TOKENS, OfferRow
 from .. import urls
@@ -26,7 +27,7 @@ class Row:
         pick = results.pairs[(model_id, gpu_id)]
         self.model, self.gpu = results.catalog.models[model_id], results.catalog.gpus[gpu_id]
         self.quant, self.e = pick.quant, pick.estimate
-        self.cost = views.rental_cost(offers, self.e)
+        self.cost = rental_cost(offers, self.e)
 
 
 def _speed(name: str) -> Getter:
@@ -84,7 +85,7 @@ def pairs_csv(results: Results) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([name for name, *_ in COLUMNS])
-    offers = {g: views.offer_rows(results, g) for g in results.catalog.gpus}
+    offers = {g: offer_rows(results, g) for g in results.catalog.gpus}
     for model_id, gpu_id in sorted(results.pairs):
         row = Row(results, model_id, gpu_id, offers[gpu_id])
         writer.writerow([_cell(get(row)) for *_, get in COLUMNS])

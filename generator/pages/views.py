@@ -6,16 +6,14 @@ from typing import Any, Callable
 
 from ..sitedata import Results
 from .plan import PageKey
-from .viewmodels.common import Lang, offer_rows, purchase_price, rental_cost
+from .viewmodels.common import Lang
 from .viewmodels.compare import compare_view
 from .viewmodels.gpu import gpu_view
 from .viewmodels.index import index_view
 from .viewmodels.methodology import methodology_view
 from .viewmodels.model import model_view
 from .viewmodels.notfound import notfound_view
-from .viewmodels.pair import pair_view, related_ids
-
-__all__ = ["Lang", "VIEWS", "offer_rows", "purchase_price", "related_ids", "rental_cost"]
+from .viewmodels.pair import pair_view
 
 VIEWS: dict[str, Callable[[Results, PageKey, Lang], Any]] = {
     "pair": pair_view, "model": model_view, "gpu": gpu_view, "compare": compare_view, "index": index_view,

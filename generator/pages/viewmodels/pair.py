@@ -77,7 +77,6 @@ class FinetuneRow(NamedTuple):
     method: str
     est: finetune.FinetuneEstimate
     verdict: str
-    seq_len: int
     grads_optimizer_bytes: int
     suggestion: str | None
     suggestion_path: str | None
@@ -179,11 +178,6 @@ def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, lis
     }
 
 
-def related_ids(results: Results, model_id: str, gpu_id: str) -> list[tuple[str, str]]:
-    """Every pair the related links of a pair page show (what its page digest depends on)."""
-    return [pair for pairs in related_pairs(results, model_id, gpu_id).values() for pair in pairs]
-
-
 def _context(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[tuple[ContextRow, ...], Markup]:
     sweep = results.context_sweep(model_id, gpu_id)
     usable = sweep.usable_bytes
@@ -205,7 +199,7 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
         est = results.finetune(model_id, method)
         verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
         suggestion = results.finetune_gpu(model_id, method)
-        rows.append(FinetuneRow(method, est, verdict, est.seq_len, est.gradients_bytes + est.optimizer_bytes,
+        rows.append(FinetuneRow(method, est, verdict, est.gradients_bytes + est.optimizer_bytes,
                                 suggestion[1] if suggestion else None,
                                 urls.gpu(language, suggestion[0]) if suggestion else None))
     return tuple(rows)
@@ -306,7 +300,7 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
         offers=offers, cost=rental_cost(offers.offers, e), rent_vs_buy=_rent_vs_buy(gpu, offers.offers, e),
         finetune=finetune_rows,
-        finetune_note=pair_text.finetune_note(lang, finetune_rows[0].seq_len),
+        finetune_note=pair_text.finetune_note(lang, finetune_rows[0].est.seq_len),
         serving=serving_view(results, key, lang, offers.offers), commands=command_rows, no_command_note=no_command,
         offload=_offload(e),
         # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
