@@ -86,16 +86,9 @@ ASSUMPTION_TEXT = frozenset({
     N_("%(a)s per extra GPU (layer split)"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
-    N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU; quantised matmul at most %(b)s × the catalogued FP32 "
-       "%(c)s TFLOPS"),
-    N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce); quantised "
-       "matmul at most %(c)s × the catalogued FP32 %(d)s TFLOPS"),
-    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
-       "compute-to-bandwidth balance fitted on measured llama.cpp prefill; quantised matmul on dp4a at %(e)s × the "
-       "catalogued FP32 %(f)s TFLOPS"),
-    N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "
-       "FP16-accumulate GEMMs on GeForce), the %(e)s compute-to-bandwidth balance fitted on measured llama.cpp "
-       "prefill; quantised matmul on dp4a at %(f)s × the catalogued FP32 %(g)s TFLOPS"),
+    # Clauses the FLOPS rule appends after "; " (``localise`` translates a text clause by clause).
+    N_("quantised matmul at most %(a)s × the catalogued FP32 %(b)s TFLOPS"),
+    N_("quantised matmul on dp4a at %(a)s × the catalogued FP32 %(b)s TFLOPS"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
        "compute-to-bandwidth balance fitted on measured llama.cpp prefill"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "
@@ -109,6 +102,7 @@ ASSUMPTION_TEXT = frozenset({
 # A placeholder: a stand-alone number (with an optional percent sign) or a lower-case backend name.
 _SLOT = re.compile(r"(?<![\w.])(?:\d+(?:\.\d+)?(?:e[-+]\d+)?%?|cuda|rocm|metal|vulkan|other)(?![\w])")
 _PROSE = re.compile(r"[A-Za-z]{3,}[ ,:;(]+[A-Za-z]{2,}")
+_CLAUSE = re.compile(r"; (?![^(]*\))")  # "; " not inside parentheses
 _NAMES = "abcdefghijklmnop"
 
 
@@ -125,8 +119,20 @@ def localise(value: str, gettext: Callable[[str], str], decimal: str) -> tuple[s
     """An assumption text in the page's language, and whether that worked (False: the estimator's English text).
 
     Numbers and backend names are lifted out and the remaining sentence is looked up in ``ASSUMPTION_TEXT``;
-    a value without prose (``llama.cpp``, ``0.910``) only gets the locale's decimal sign.
+    a value without prose (``llama.cpp``, ``0.910``) only gets the locale's decimal sign. A text not found whole is
+    translated clause by clause, split at each "; " outside parentheses (rules append clauses to a sentence).
     """
+    found = _localise_whole(value, gettext, decimal)
+    clauses = _CLAUSE.split(value)
+    if found[1] or len(clauses) == 1:
+        return found
+    parts = [_localise_whole(clause, gettext, decimal) for clause in clauses]
+    if all(ok for _, ok in parts):
+        return "; ".join(text for text, _ in parts), True
+    return value, False
+
+
+def _localise_whole(value: str, gettext: Callable[[str], str], decimal: str) -> tuple[str, bool]:
     slots = _SLOT.findall(value)
     if len(slots) > len(_NAMES):
         return value, False

@@ -30,6 +30,16 @@ def test_numbers_are_lifted_out_translated_around_and_put_back_with_the_locale_d
     assert ok and text.startswith("llama.cpp-CUDA-Builds von 2025-08 bis 2026-03")
 
 
+def test_appended_clauses_are_translated_one_by_one(german):
+    text, ok = labels.localise("catalogued dense FP16 tensor 165.2 TFLOPS per GPU (× 2 for FP16-accumulate GEMMs on "
+                               "GeForce); quantised matmul at most 2.34 × the catalogued FP32 82.6 TFLOPS", german, ",")
+    assert ok and text == ("erfasste dichte FP16-Tensorleistung 165,2 TFLOPS je GPU (× 2 für GEMMs mit "
+                           "FP16-Akkumulation auf GeForce); quantisierte Matrixmultiplikation höchstens 2,34 × die "
+                           "erfasste FP32-Leistung von 82,6 TFLOPS")
+    assert labels.localise("computed per tensor; a brand new clause", german, ",") == (
+        "computed per tensor; a brand new clause", False)
+
+
 def test_codes_stay_and_backend_names_get_their_label(german):
     assert labels.localise("Q4_K_M", german, ",") == ("Q4_K_M", True)
     assert labels.localise("llama.cpp", german, ",") == ("llama.cpp", True)
