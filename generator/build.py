@@ -132,7 +132,7 @@ def _recorded(recorder: Recorder) -> Reads:
     return ((os.getpid(), id(recorder)), *recorder.flush())
 
 
-def _page_answer(model_ids: list[str]) -> tuple[dict, dict]:
+def _page_answer(model_ids: list[str]) -> dict[tuple, bytes]:
     results = _STATE["results"]
     assert isinstance(results, ModelResults)
     return results.page_answer(model_ids)
@@ -146,7 +146,7 @@ def estimate_pages(results: ModelResults, jobs: int, meanwhile: Callable[[], obj
     missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
     if jobs <= 1 or len(missing) <= 1:
         meanwhile()
-        results.page_estimates(missing)
+        results.compute(missing)
         return
     _STATE["results"] = results
     with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_signals) as pool:

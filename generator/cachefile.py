@@ -4,6 +4,7 @@ and a file that is unreadable or of the wrong shape is discarded with a one-line
 from __future__ import annotations
 
 import dataclasses
+import io
 import pickle
 import sys
 from pathlib import Path
@@ -38,6 +39,11 @@ class _RecordUnpickler(pickle.Unpickler):
             if isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, tuple)):
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not a record type")
+
+
+def loads(data: bytes) -> Any:
+    """Unpickle ``data`` as :func:`load_pickle` does: plain data, dates and our record types only."""
+    return _RecordUnpickler(io.BytesIO(data)).load()
 
 
 def load_pickle(path: Path, valid: Callable[[Any], bool]) -> Any:

@@ -78,9 +78,9 @@ class Estimate(NamedTuple):
     ``limits=False`` leaves the limits (max context, max sequences) and the speeds that depend on them or on a
     prompt (prefill, TTFT, batched) None: not computed.
 
-    A named tuple, not a frozen dataclass: the estimate stage builds ~110,000 of them and workers send them to
-    the build process and the store keeps them as plain tuples; a frozen dataclass cost a tenth of that stage in
-    ``object.__setattr__`` per field and again in packing and unpacking."""
+    A named tuple, not a frozen dataclass: the estimate stage builds ~110,000 of them and pickles them for the
+    store; a frozen dataclass cost a tenth of that stage in ``object.__setattr__`` per field and again in
+    pickling and unpickling."""
 
     file_size_bytes: int
     weights_bytes: int

@@ -9,6 +9,7 @@ build re-reads only what changed (``ReadTable``).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
@@ -24,6 +25,9 @@ FOLDERS = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
 ENTRY_VALUES = frozenset({"offers_by_gpu", "cheapest_setups"})
 
 _LOGS: list[set[Read]] = []  # the reads being recorded, innermost last
+# Entries a per-process memo holds before it starts afresh: more than a build of today's catalogue fills (its
+# results do not change, only whether they are computed again), fewer than a 10x catalogue's pairs would hold.
+MEMO_LIMIT = 32_768
 
 
 def note(read: Read) -> None:
@@ -89,6 +93,9 @@ class RecordedMemo(dict):
         return value
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= MEMO_LIMIT and key not in self:
+            self.clear()
+            self.reads.clear()
         dict.__setitem__(self, key, value)
         if self._open and self._open[-1][0] == key:
             self.reads[key] = close_log(self._open.pop()[1])
@@ -171,6 +178,8 @@ class RecordedLookups(Mapping):
         if _LOGS:
             found = self._reads.get(key)
             if found is None:
+                if len(self._reads) >= MEMO_LIMIT:
+                    self._reads.clear()
                 found = self._reads[key] = (("item", self._name, key),) if self._follows is None else self._follows(key)
             _LOGS[-1].update(found)
 
@@ -222,6 +231,8 @@ class RecordingSiteData:
                     key = (args, tuple(sorted(kwargs.items()))) if kwargs else args
                     reads = noted.get(key)
                     if reads is None:
+                        if len(noted) >= MEMO_LIMIT:
+                            noted.clear()
                         reads = noted[key] = follows(*args) if follows is not None and args else (
                             ("call", name, args, key[1] if kwargs else ()),)
                     _LOGS[-1].update(reads)
@@ -309,7 +320,7 @@ class ReadTable:
         self.tokens: list[str] = []
         self._changed: list[str] = []
         self._local: dict[Any, list[int]] = {}
-        self._fresh: dict[str, set[int]] = {}
+        self._fresh: dict[str, array] = {}  # each subject's reads in this build, sorted numbers
 
     def check(self, site: Any) -> None:
         """Compute every read's token now; those that differ from the recorded ones make their subjects stale."""
@@ -333,12 +344,16 @@ class ReadTable:
                 self.previous.append("")
             local.append(found)
         for subject, ids in reads.items():
-            self._fresh.setdefault(subject, set()).update(map(local.__getitem__, ids))
+            numbers = set(map(local.__getitem__, ids))
+            earlier = self._fresh.get(subject)  # a subject whose pages fell into two chunks
+            if earlier is not None:
+                numbers.update(earlier)
+            self._fresh[subject] = array("I", sorted(numbers))  # a set of them: ten times the memory
 
     def saved(self, subjects: Iterable[str]) -> tuple[list[list], dict[str, str]]:
         """(reads with their current tokens, each of ``subjects``' reads) for the next build's manifest."""
         for subject, ids in self._fresh.items():
-            self.subjects[subject] = f" {' '.join(map(str, sorted(ids)))} "
+            self.subjects[subject] = f" {' '.join(map(str, ids))} "
         return ([[item, tok] for item, tok in zip(self.items, self.tokens)],
                 {s: self.subjects[s] for s in subjects if s in self.subjects})
 

@@ -14,7 +14,7 @@ from ..estimate.api import Estimate, ModelSpec, Request
 from ..estimate.device import DeviceSpec
 from ..estimate.quant import quant_info
 from .policy import SETUP_QUANTS, PairResult, recommend
-from .store import ASSUMPTIONS, EstimateStore, StoreKeys, pack
+from .store import EstimateStore, StoreKeys
 from ..estimate import fidelity
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
@@ -70,11 +70,6 @@ class ContextSweep(NamedTuple):
     usable_bytes: int
 
 
-def unpack_vllm(stored: tuple) -> VllmSetup | None:
-    """A stored vLLM setup as the object (see ``ModelResults._packed_vllm_setup``)."""
-    return None if stored[0] is None else VllmSetup(*stored[:3], Estimate._make(stored[3]))
-
-
 def reference_gpu(catalog: Catalog) -> str:
     """The largest catalogued CUDA GPU (any GPU without one), whose figures the requirement tables use."""
     cuda = [g for g in catalog.gpus.values() if "cuda" in g.backends] or list(catalog.gpus.values())
@@ -110,14 +105,19 @@ class ModelResults:
         self.serving_gpus = serving_gpus(catalog)
         self.rented_gpus = rented_gpus(catalog)
         self.used: set[tuple] = set()
-        self._assumptions: dict[tuple, tuple] = {}
+        self._unit: dict[tuple, Any] | None = None  # while computing one model: its values as objects
 
     def from_store(self, stored: tuple, compute: Callable[[], T]) -> T:
         """The store's value for ``stored``, else ``compute()`` put there; either way kept for the next build."""
-        found = self.store.get(stored)
+        unit = self._unit
+        found = None if unit is None else unit.get(stored)
         if found is None:
-            found = compute()
-            self.store.put(stored, found)
+            found = self.store.get(stored)
+            if found is None:
+                found = compute()
+                self.store.put(stored, found)
+            if unit is not None:
+                unit[stored] = found
         self.used.add(stored)
         return found
 
@@ -127,10 +127,16 @@ class ModelResults:
         return api.estimate(self.models[model_id], self.devices[gpu_id], _page_request(quant, context_tokens),
                             limits=limits)
 
-    def quant_estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int = PAGE_CONTEXT_TOKENS) -> Estimate:
-        """One model at one quant on one GPU, memory, verdict and decode speed only (``limits=False``)."""
-        return self.from_store(self.keys.estimate(model_id, gpu_id, quant, context_tokens), lambda: self._estimate(
-            model_id, gpu_id, quant, context_tokens, limits=False))
+    def quant_estimates(self, model_id: str, gpu_id: str) -> dict[str, Estimate]:
+        """Each quant a pair's pages show or try, at the pages' context: memory, verdict and decode speed only
+        (``limits=False``). One stored value per pair: the estimates share most of their assumption texts."""
+        return self.from_store(self.keys.pair(model_id, gpu_id, "quants"), lambda: {
+            quant: self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=False)
+            for quant in dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))})
+
+    def quant_estimate(self, model_id: str, gpu_id: str, quant: str) -> Estimate:
+        """One model at one quant on one GPU at the pages' context (see :meth:`quant_estimates`)."""
+        return self.quant_estimates(model_id, gpu_id)[quant]
 
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
         """The recommended setup of one pair with its full estimate."""
@@ -246,12 +252,11 @@ class ModelResults:
         best-precision checkpoint vLLM runs here that fits at the pages' context; None when none fits eight."""
         if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
             return None
-        return unpack_vllm(self._packed_vllm_setup(model_id, gpu_id))
+        return self._stored_vllm_setup(model_id, gpu_id)[0]
 
-    def _packed_vllm_setup(self, model_id: str, gpu_id: str) -> tuple:
-        """:meth:`vllm_setup` as stored: (repo, quant, GPU count, packed estimate), or (None,) (plain tuples
-        travel from a worker and load from the store several times faster than the objects)."""
-        def find() -> tuple:
+    def _stored_vllm_setup(self, model_id: str, gpu_id: str) -> tuple[VllmSetup | None]:
+        """:meth:`vllm_setup` as stored: a 1-tuple, so "none fits" is stored too."""
+        def find() -> tuple[VllmSetup | None]:
             spec, gpu = self.models[model_id], self.catalog.gpus[gpu_id]
             candidates = self.vllm_checkpoints(model_id, gpu_id)[0]
             for count in (1, 2, 4, 8):
@@ -260,28 +265,22 @@ class ModelResults:
                     request = Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, engine="vllm", gpu_count=count)
                     estimate = api.estimate(spec, device, request, limits=False)
                     if estimate.verdict in ("fits", "tight"):
-                        return (repo, quant, count, pack(estimate))
+                        return (VllmSetup(repo, quant, count, estimate),)
             return (None,)
         return self.from_store(self.keys.pair(model_id, gpu_id, "vllm"), find)
 
     # --- the unit of work: one model ------------------------------------------------------------------------
 
-    def page_estimate_keys(self, model_id: str) -> list[tuple[str, str, str, int]]:
-        """(model, GPU, quant, context) of every per-quant estimate the pages of a model need."""
-        quants = dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))
-        return [(model_id, g, q, PAGE_CONTEXT_TOKENS) for g in sorted(self.devices) for q in quants]
-
     def _results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
         """Each stored result the pages of a model need, as (store key, getter)."""
         keys = self.keys
-        for key in self.page_estimate_keys(model_id):
-            yield keys.estimate(*key), lambda key=key: self.quant_estimate(*key)
         for gpu_id in sorted(self.devices):
+            yield keys.pair(model_id, gpu_id, "quants"), lambda gpu_id=gpu_id: self.quant_estimates(model_id, gpu_id)
             yield keys.pair(model_id, gpu_id, "pick"), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield keys.pair(model_id, gpu_id, "sweep"), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
             if self.devices[gpu_id].backend in vllm_support.VLLM_BACKENDS:
                 yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), lambda gpu_id=gpu_id: self.vllm_checkpoints(model_id, gpu_id)
-                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._packed_vllm_setup(model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._stored_vllm_setup(model_id, gpu_id)
         yield keys.reference(model_id, "requirements"), lambda: self.model_requirements(model_id)
         yield keys.reference(model_id, "summary"), lambda: self.page_context_requirements(model_id)
         for method in FINETUNE_METHODS:
@@ -296,9 +295,16 @@ class ModelResults:
                 yield (keys.tensor_parallel(model_id, gpu_id, quant),
                        lambda gpu_id=gpu_id, quant=quant: self.tensor_parallel_count(model_id, gpu_id, quant))
 
-    def page_estimates(self, model_ids: list[str]) -> dict[tuple, Any]:
-        """The results of these models, computed or taken from the store, by store key."""
-        return {key: get() for model_id in model_ids for key, get in self._results(model_id)}
+    def compute(self, model_ids: list[str]) -> None:
+        """Put the results of these models into the store, computed or found there, one model at a time (a model's
+        values stay objects only while it is computed)."""
+        for model_id in model_ids:
+            self._unit = {}
+            try:
+                for _, get in self._results(model_id):
+                    get()
+            finally:
+                self._unit = None
 
     def stored(self, model_id: str) -> bool:
         """Whether the store already holds every result the pages of a model need (nothing to compute); if so,
@@ -309,30 +315,16 @@ class ModelResults:
         self.used.update(keys)
         return True
 
-    def page_answer(self, model_ids: list[str]) -> tuple[dict[tuple, Any], dict[tuple, tuple]]:
-        """:meth:`page_estimates` for another process to :meth:`absorb`: the per-quant estimates as field tuples
-        (they pickle and unpickle three times faster, and stay packed in the store until a page reads them)."""
-        found = self.page_estimates(model_ids)
-        return ({key: value for key, value in found.items() if type(value) is not Estimate},
-                {key: pack(value) for key, value in found.items() if type(value) is Estimate})
+    def page_answer(self, model_ids: list[str]) -> dict[tuple, bytes]:
+        """:meth:`compute` for another process to :meth:`absorb`: each result as the store keeps it."""
+        self.compute(model_ids)
+        return {key: self.store.encoded(key) for model_id in model_ids for key, _ in self._results(model_id)}
 
-    def absorb(self, answer: tuple[dict[tuple, Any], dict[tuple, tuple]]) -> None:
+    def absorb(self, answer: dict[tuple, bytes]) -> None:
         """Take what :meth:`page_answer` computed in another process as if computed here (into the store)."""
-        found, packed = answer
-        by_id: dict[int, tuple] = {}  # estimates of one answer share their lists already: look each up once
-        for key, fields in packed.items():
-            # Unpickled per answer, equal assumption lists of different answers are separate objects: share them
-            # again, as estimate() does, so the store pickles each list once.
-            listed = fields[ASSUMPTIONS]
-            shared = by_id.get(id(listed))
-            if shared is None:
-                shared = by_id[id(listed)] = self._assumptions.setdefault(listed, listed)
-            if shared is not listed:
-                fields = (*fields[:ASSUMPTIONS], shared, *fields[ASSUMPTIONS + 1:])
-            self.store.put_packed(key, fields)
+        for key, data in answer.items():
+            self.store.put_encoded(key, data)
             self.used.add(key)
-        for key, value in found.items():
-            self.from_store(key, lambda: value)
 
     def save_store(self) -> None:
         """Keep the results this build used for the next one."""

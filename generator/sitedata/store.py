@@ -4,14 +4,14 @@ trip from a worker process."""
 from __future__ import annotations
 
 import pickle
+import zlib
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..adapters import device_fields
-from ..cachefile import CorruptCache, discard, load_pickle
+from ..cachefile import CorruptCache, discard, load_pickle, loads
 from ..catalog.schema import Catalog
-from ..estimate.api import Estimate
 from ..incremental import collector_paused, digest
 
 
@@ -42,11 +42,8 @@ class StoreKeys:
         """One digest of every GPU's estimate-relevant facts (prices excluded)."""
         return digest(sorted(self.gpu_spec_digests.items()))
 
-    def estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int) -> tuple:
-        return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], quant, context_tokens)
-
     def pair(self, model_id: str, gpu_id: str, kind: str) -> tuple[str, str, str]:
-        """A per-pair result: ``pick``, ``sweep``, ``serving``, ``vllm`` or ``vllm-checkpoints``."""
+        """A per-pair result: ``quants``, ``pick``, ``sweep``, ``serving``, ``vllm`` or ``vllm-checkpoints``."""
         return (self.model_digests[model_id], self.gpu_spec_digests[gpu_id], kind)
 
     def reference(self, model_id: str, kind: str) -> tuple[str, str, str]:
@@ -67,14 +64,17 @@ class StoreKeys:
 class EstimateStore:
     """Results of earlier builds keyed by content digests, so an unrelated edit reuses them.
 
-    ``Estimate`` values are saved as plain tuples of their fields and turned back into objects on first use: an
-    incremental build checks every key but reads few estimates, and tuples load three times faster."""
+    Each value is kept as its compressed pickle and unpickled when read: a 10x catalogue's results as objects were
+    most of the build's memory, and a worker's results travel to the build process and to the file as these bytes
+    without being unpickled on the way. A file's bytes are untrusted: they unpickle our record types only."""
+
+    RECENT = 256  # decoded values kept for repeated reads (a pair page reads its values a few times each)
 
     def __init__(self, path: Path | None = None, code: str = ""):
         """The store saved at ``path`` by the same estimator ``code``; with no path, one kept in memory only."""
         self.path, self.code = path, code
-        self.entries: dict[tuple, Any] = {}
-        self._packed: dict[tuple, tuple] = {}  # saved estimates not yet used in this process, as field tuples
+        self.entries: dict[tuple, bytes] = {}
+        self._recent: dict[tuple, Any] = {}
         self.dirty = False
         if path is None:
             return
@@ -85,60 +85,60 @@ class EstimateStore:
             discard(path, str(error))
             return
         if saved is not None and saved[0] == code:
-            self.entries, self._packed = saved[1], saved[2]
+            self.entries = saved[1]
 
     def get(self, key: tuple) -> Any:
-        found = self.entries.get(key)
-        if found is None and key in self._packed:
-            found = self.entries[key] = Estimate._make(self._packed.pop(key))
+        """The value stored under ``key``, or None."""
+        found = self._recent.get(key)
+        if found is None:
+            data = self.entries.get(key)
+            if data is None:
+                return None
+            try:
+                found = loads(zlib.decompress(data))
+            except Exception:  # noqa: BLE001 - a damaged value is a missing one: it is computed again
+                del self.entries[key]
+                return None
+            if len(self._recent) >= self.RECENT:
+                self._recent.clear()
+            self._recent[key] = found
         return found
 
     def has(self, key: tuple) -> bool:
-        """Whether the store holds a value for ``key`` (without unpacking it)."""
-        return key in self.entries or key in self._packed
+        """Whether the store holds a value for ``key`` (without unpickling it)."""
+        return key in self.entries
 
     def put(self, key: tuple, value: Any) -> None:
-        self.entries[key] = value
-        self.dirty = True
+        self.put_encoded(key, encode(value))
 
-    def put_packed(self, key: tuple, fields: tuple) -> None:
-        """Put an estimate given as :func:`pack` made it (unpacked on first get)."""
-        self.entries.pop(key, None)
-        self._packed[key] = fields
+    def encoded(self, key: tuple) -> bytes:
+        """The stored bytes of ``key``, for :meth:`put_encoded` in another process."""
+        return self.entries[key]
+
+    def put_encoded(self, key: tuple, data: bytes) -> None:
+        """Put a value as :meth:`encoded` gave it."""
+        self.entries[key] = data
+        self._recent.pop(key, None)
         self.dirty = True
 
     def save(self, keep: set[tuple] | None = None) -> None:
         """Write the store (only the keys still in use, when given)."""
         if not self.dirty or self.path is None:
             return
-        plain = {}
-        packed = {k: v for k, v in self._packed.items() if keep is None or k in keep}
-        for k, v in self.entries.items():
-            if keep is None or k in keep:
-                if type(v) is Estimate:
-                    packed[k] = pack(v)
-                else:
-                    plain[k] = v
+        kept = self.entries if keep is None else {k: v for k, v in self.entries.items() if k in keep}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         with tmp.open("wb") as handle:
-            pickle.dump((self.code, plain, packed), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((self.code, kept), handle, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(self.path)
 
 
+def encode(value: Any) -> bytes:
+    """A value as the store keeps it (zlib's fastest level: a pair's matrix of estimates shrinks fourfold)."""
+    return zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
 def _valid_store(data: Any) -> bool:
-    """Whether ``data`` has the shape :meth:`EstimateStore.save` writes (packed estimates have every field)."""
-    if type(data) is not tuple or len(data) != 3 or type(data[0]) is not str or type(data[1]) is not dict \
-            or type(data[2]) is not dict:
-        return False
-    fields = len(Estimate._fields)
-    return all(type(k) is tuple for k in data[1]) and all(
-        type(k) is tuple and type(v) is tuple and len(v) == fields for k, v in data[2].items())
-
-
-ASSUMPTIONS = Estimate._fields.index("assumptions")  # where a packed estimate keeps its assumption list
-
-
-def pack(estimate: Estimate) -> tuple:
-    """An estimate as the tuple of its fields: how the store saves it and workers send it."""
-    return tuple(estimate)
+    """Whether ``data`` has the shape :meth:`EstimateStore.save` writes."""
+    return (type(data) is tuple and len(data) == 2 and type(data[0]) is str and type(data[1]) is dict
+            and all(type(k) is tuple and type(v) is bytes for k, v in data[1].items()))

@@ -18,7 +18,7 @@ def test_a_saved_store_serves_every_model_of_the_next_build(tmp_path: Path) -> N
     path = tmp_path / "estimates.pickle"
     first = _results(path)
     assert not any(first.stored(m) for m in first.models)
-    first.page_estimates(sorted(first.models))
+    first.compute(sorted(first.models))
     first.save_store()
     second = _results(path)
     assert all(second.stored(m) for m in second.models)
@@ -29,7 +29,7 @@ def test_saving_after_a_partial_build_keeps_results_it_did_not_read(tmp_path: Pa
     """A build that renders few pages reads few results; the ones it only checked for must survive its save."""
     path = tmp_path / "estimates.pickle"
     first = _results(path)
-    first.page_estimates(sorted(first.models))
+    first.compute(sorted(first.models))
     first.save_store()
     partial = _results(path)
     assert all(partial.stored(m) for m in partial.models)
@@ -41,33 +41,53 @@ def test_saving_after_a_partial_build_keeps_results_it_did_not_read(tmp_path: Pa
 def test_another_estimator_version_starts_from_an_empty_store(tmp_path: Path) -> None:
     path = tmp_path / "estimates.pickle"
     first = _results(path)
-    first.page_estimates(sorted(first.models))
+    first.compute(sorted(first.models))
     first.save_store()
     other = ModelResults(load_catalog(CATALOG), EstimateStore(path, "other-code"))
     assert not any(other.stored(m) for m in other.models)
 
 
-def test_saved_estimates_come_back_equal_and_unpack_only_when_read(tmp_path: Path) -> None:
+def _all_results(results: ModelResults) -> dict[tuple, object]:
+    """Every stored result the pages of the catalogue need, computed or found, by store key."""
+    results.compute(sorted(results.models))
+    return {key: results.store.get(key) for m in sorted(results.models) for key, _ in results._results(m)}
+
+
+def test_saved_results_come_back_equal_and_unpickle_only_when_read(tmp_path: Path) -> None:
     path = tmp_path / "estimates.pickle"
     first = _results(path)
-    found = first.page_estimates(sorted(first.models))
+    found = _all_results(first)
     first.save_store()
     store = EstimateStore(path, "test-code")
-    estimates = {key: value for key, value in found.items() if type(value).__name__ == "Estimate"}
-    assert estimates and all(store.has(key) for key in estimates)
-    assert not any(key in store.entries for key in estimates)  # still packed: nothing read yet
-    assert all(store.get(key) == value for key, value in estimates.items())
-    assert all(store.get(key) is store.get(key) for key in estimates)  # unpacked once
+    assert found and all(store.has(key) for key in found)
+    assert all(type(store.entries[key]) is bytes for key in found)  # still bytes: nothing read yet
+    assert all(store.get(key) == value for key, value in found.items())
     assert not store.has(("absent",)) and store.get(("absent",)) is None
 
 
+def test_a_damaged_value_is_computed_again_and_never_runs_code(tmp_path: Path) -> None:
+    """The store file is untrusted: a value that unpickles a function is dropped, as a missing one is."""
+    import pickle
+    import zlib
+    path = tmp_path / "estimates.pickle"
+    first = _results(path)
+    found = _all_results(first)
+    key = next(iter(found))
+    first.store.put_encoded(key, zlib.compress(pickle.dumps(print)))
+    first.save_store()
+    second = _results(path)
+    assert second.store.get(key) is None and not second.store.has(key)
+    assert not all(second.stored(m) for m in second.models)
+    assert _all_results(second)[key] == found[key]
+
+
 def test_an_absorbed_answer_serves_the_same_results_as_computing_them(tmp_path: Path) -> None:
-    """What a worker sends (estimates packed) and the parent absorbs equals what the parent would compute."""
+    """What a worker sends (each result as stored bytes) and the parent absorbs equals what the parent would compute."""
     worker, parent, direct = _results(tmp_path / "a"), _results(tmp_path / "b"), _results(tmp_path / "c")
     models = sorted(worker.models)
     for model_id in models:
         parent.absorb(worker.page_answer([model_id]))
     assert all(parent.stored(m) for m in models)
-    expected = direct.page_estimates(models)
+    expected = _all_results(direct)
     assert {key: parent.store.get(key) for key in expected} == expected
     assert SiteData(parent.catalog, computed=parent).pairs == SiteData(direct.catalog, computed=direct).pairs
