@@ -32,13 +32,22 @@ class _RecordUnpickler(pickle.Unpickler):
     """Builds only plain data, dates and the generator's dataclasses and named tuples: never calls a function."""
 
     def find_class(self, module: str, name: str) -> Any:
+        found = _APPROVED.get((module, name))
+        if found is not None:
+            return found
         if (module, name) in _ALLOWED_GLOBALS:
-            return super().find_class(module, name)
-        if module.split(".")[0] == "generator":
             found = super().find_class(module, name)
-            if isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, tuple)):
-                return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not a record type")
+        elif module.split(".")[0] == "generator":
+            found = super().find_class(module, name)
+            if not (isinstance(found, type) and (dataclasses.is_dataclass(found) or issubclass(found, tuple))):
+                found = None
+        if found is None:
+            raise pickle.UnpicklingError(f"{module}.{name} is not a record type")
+        _APPROVED[(module, name)] = found  # the store unpickles each value apart: look each class up once
+        return found
+
+
+_APPROVED: dict[tuple[str, str], type] = {}
 
 
 def loads(data: bytes) -> Any:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 from .. import urls
 from ..catalog.schema import Catalog
@@ -71,17 +70,18 @@ class Page:
     key: PageKey
     language: str
     image: bool = False  # the subject's social preview image in this language, not its page
+    # Asked for several times per page by the planner, the digests, the writer and the sitemaps: set once.
+    url_path: str = field(init=False, compare=False, repr=False)
+    output_path: str = field(init=False, compare=False, repr=False)
 
-    @cached_property  # asked for several times per page by the planner, the digests, the writer and the sitemaps
-    def url_path(self) -> str:
+    def __post_init__(self) -> None:
         if self.image:
-            return self.key.image_path(self.language)
-        return self.key.api_path() if self.language == API else self.key.url_path(self.language)
-
-    @cached_property
-    def output_path(self) -> str:
-        path = self.url_path
-        return path if path.endswith((".html", ".json", ".png")) else f"{path}index.html"
+            path = self.key.image_path(self.language)
+        else:
+            path = self.key.api_path() if self.language == API else self.key.url_path(self.language)
+        object.__setattr__(self, "url_path", path)
+        object.__setattr__(self, "output_path",
+                           path if path.endswith((".html", ".json", ".png")) else f"{path}index.html")
 
     @property
     def template(self) -> str:

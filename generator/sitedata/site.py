@@ -221,7 +221,8 @@ def _sharing_texts(pick: PairResult, texts: dict[tuple[str, str], tuple[str, str
     """``pick`` with its assumption texts taken from ``texts`` (added there when new): each pick unpickles its own
     copies, yet the whole catalogue's picks hold under 200 distinct texts (shared, a 10x catalogue's picks take
     a fifth of the memory)."""
-    shared = tuple(texts.setdefault(text, text) for text in pick.estimate.assumptions)
+    assumptions = pick.estimate.assumptions
+    shared = tuple(map(texts.setdefault, assumptions, assumptions))
     return PairResult(pick.quant, pick.estimate._replace(assumptions=shared))
 
 
