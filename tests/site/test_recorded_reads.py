@@ -145,3 +145,24 @@ def test_only_the_listed_lookups_hand_out_catalogue_entries() -> None:
         if found:
             holding.add(name)
     assert holding == ENTRY_VALUES
+
+
+def _pages_and_reads(project: Path, out: Path) -> tuple[dict[str, bytes], dict[str, frozenset]]:
+    """Every output file's bytes, and each subject's recorded reads (as reads, not numbers), of a build."""
+    build(BuildOptions(project=project, out_dir=out, jobs=1, quiet=True))
+    manifest = json.loads((out.parent / ".cache" / f"{out.name}.manifest.json").read_text(encoding="utf-8"))
+    items = [json.dumps(read) for read, _ in manifest["reads"]]
+    return ({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()},
+            {s: frozenset(items[int(n)] for n in numbers.split()) for s, numbers in manifest["subjects"].items()})
+
+
+def test_memos_that_start_afresh_render_the_same_pages_and_reads(tmp_path: Path, monkeypatch) -> None:
+    """Past ``MEMO_LIMIT`` entries a process's memos and fragment caches start afresh (a 10x catalogue's pairs would
+    fill them): the pages and the reads the manifest keeps are those of memos that keep everything."""
+    project = make_project(tmp_path)
+    unbounded = _pages_and_reads(project, tmp_path / "unbounded")
+    cleared = []
+    monkeypatch.setattr(reads, "MEMO_LIMIT", 3)
+    monkeypatch.setattr(RecordedMemo, "clear", lambda self: cleared.append(1) or dict.clear(self))
+    assert _pages_and_reads(project, tmp_path / "bounded") == unbounded
+    assert len(cleared) > 100
