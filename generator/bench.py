@@ -83,7 +83,6 @@ def _build_process(project: Path) -> tuple[float, int, int]:
 
 def scale(factor: int, project: Path = Path(".")) -> int:
     """Print full-build time and peak memory of the catalogue and of a synthetic one ``factor`` times its size."""
-    before = _reference_loop()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in (1, factor):
@@ -91,18 +90,19 @@ def scale(factor: int, project: Path = Path(".")) -> int:
             for part in ("templates", "locales"):
                 shutil.copytree(project / part, copy / part)
             models = scaled_catalog(project / "catalog", copy / "catalog", size)
+            before = _reference_loop()
             seconds, pages, peak = _build_process(copy)
-            rows.append((size, models, pages, seconds, peak))
+            rows.append((size, models, pages, seconds, peak, before, _reference_loop()))
             shutil.rmtree(copy)  # a 10x site is gigabytes
-    after = _reference_loop()
-    (_, _, base_pages, base_seconds, _) = rows[0]
+    (_, _, base_pages, base_seconds, *_) = rows[0]
     print(f"{'catalogue':<10} {'models':>7} {'pages':>9} {'full build':>11} {'pages/s':>8} {'time/1x':>8} "
-          f"{'s/page vs 1x':>13} {'peak memory':>12}")
-    for size, models, pages, seconds, peak in rows:
+          f"{'s/page vs 1x':>13} {'peak memory':>12} {'reference loop':>16}")
+    for size, models, pages, seconds, peak, before, after in rows:
         print(f"{f'{size}x':<10} {models:>7} {pages:>9,} {seconds:>9.1f} s {pages / seconds:>8.0f} "
               f"{seconds / base_seconds:>7.1f}x {(seconds / pages) / (base_seconds / base_pages):>12.2f}x "
-              f"{peak / 2**30:>8.2f} GiB")
-    print(f"machine speed: reference loop {before:.2f} s before, {after:.2f} s after (lower is faster)")
+              f"{peak / 2**30:>8.2f} GiB {before:>6.2f} → {after:.2f} s")
+    print("reference loop: CPU seconds of a fixed loop before and after each build (lower is faster; shared machines "
+          "drift)")
     return 0
 
 

@@ -227,7 +227,7 @@ def _sharing_texts(pick: PairResult, texts: dict[tuple[str, str], tuple[str, str
 
 
 def _fits_on(computed: ModelResults, model_id: str) -> Callable[[str, str], bool]:
-    """Whether a model's quant fits with margin on one GPU (from the stored fitting GPUs: no estimate unpacked)."""
+    """Whether a model's quant fits with margin on one GPU (from the stored fitting GPUs: no estimate unpickled)."""
     fitting: dict[str, frozenset[str]] = {}
 
     def fits(gpu_id: str, quant: str) -> bool:

@@ -1,5 +1,5 @@
-"""The store: results keyed by the content of the estimator's inputs, saved between builds and packed for the
-trip from a worker process."""
+"""The store: results keyed by the content of the estimator's inputs, kept as compressed pickles (in memory, on the
+trip from a worker process and between builds)."""
 
 from __future__ import annotations
 
