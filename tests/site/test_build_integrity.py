@@ -27,8 +27,10 @@ def _raise_price(project: Path) -> None:
 
 
 def _generator(project: Path, site: Path, *extra: str, prelude: str = "") -> subprocess.Popen[str]:
-    """A build in a child process, with ``prelude`` run first (to plant a fault)."""
-    code = (f"import sys\n{prelude}\nfrom generator.__main__ import main\n"
+    """A build in a child process, with ``prelude`` run first (to plant a fault). Ctrl-C is handled as in a terminal
+    even when the tests run as a background job (which starts with SIGINT ignored, and so would its children)."""
+    code = (f"import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n{prelude}\n"
+            f"from generator.__main__ import main\n"
             f"sys.exit(main(['build', '--project', {str(project)!r}, '--out', {str(site)!r}, '--quiet', *{extra!r}]))")
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, start_new_session=True)
