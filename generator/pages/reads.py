@@ -25,8 +25,9 @@ FOLDERS = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
 ENTRY_VALUES = frozenset({"offers_by_gpu", "cheapest_setups"})
 
 _LOGS: list[set[Read]] = []  # the reads being recorded, innermost last
-# Entries a per-process memo holds before it starts afresh: more than a build of today's catalogue fills (its
-# results do not change, only whether they are computed again), fewer than a 10x catalogue's pairs would hold.
+# Entries a per-process memo holds before it starts afresh (its results do not change, only whether they are computed
+# again): more than today's catalogue puts in the view memo or the fragment cache of one language, fewer than a 10x
+# catalogue's pairs would.
 MEMO_LIMIT = 32_768
 
 

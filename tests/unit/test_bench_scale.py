@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from generator.bench import scale, scaled_catalog
 from generator.catalog.check import check_catalog
 from generator.catalog.load import load_catalog
@@ -29,6 +31,8 @@ def test_a_scaled_catalogue_clones_every_model_with_new_ids_and_the_same_estimat
 def test_scale_reports_both_builds(tmp_path: Path, capsys) -> None:
     assert scale(2, make_project(tmp_path)) == 0
     lines = capsys.readouterr().out.splitlines()
-    one, two = (line.split() for line in lines[1:3])
-    assert (one[0], one[1], two[0], two[1]) == ("1x", "3", "2x", "6")
+    one, two, again = (line.split() for line in lines[1:4])
+    assert (one[0], one[1], two[0], two[1], again[0], again[2]) == ("1x", "3", "2x", "6", "1x", one[2])
     assert int(two[2].replace(",", "")) > int(one[2].replace(",", "")) > 0
+    seconds = [float(row[3]) for row in (one, two, again)]
+    assert float(two[6].rstrip("x")) == pytest.approx(seconds[1] / ((seconds[0] + seconds[2]) / 2), abs=0.06)
