@@ -31,6 +31,14 @@ _LOGS: list[set[Read]] = []  # the reads being recorded, innermost last
 MEMO_LIMIT = 32_768
 
 
+def make_room(table: dict, *alongside: dict) -> None:
+    """Start ``table`` afresh, with the tables kept in step with it, when it holds ``MEMO_LIMIT`` entries."""
+    if len(table) >= MEMO_LIMIT:
+        table.clear()
+        for other in alongside:
+            other.clear()
+
+
 def note(read: Read) -> None:
     """Record one read into the innermost log, if any."""
     if _LOGS:
@@ -94,9 +102,8 @@ class RecordedMemo(dict):
         return value
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if len(self) >= MEMO_LIMIT and key not in self:
-            self.clear()
-            self.reads.clear()
+        if key not in self:
+            make_room(self, self.reads)
         dict.__setitem__(self, key, value)
         if self._open and self._open[-1][0] == key:
             self.reads[key] = close_log(self._open.pop()[1])
@@ -179,8 +186,7 @@ class RecordedLookups(Mapping):
         if _LOGS:
             found = self._reads.get(key)
             if found is None:
-                if len(self._reads) >= MEMO_LIMIT:
-                    self._reads.clear()
+                make_room(self._reads)
                 found = self._reads[key] = (("item", self._name, key),) if self._follows is None else self._follows(key)
             _LOGS[-1].update(found)
 
@@ -232,8 +238,7 @@ class RecordingSiteData:
                     key = (args, tuple(sorted(kwargs.items()))) if kwargs else args
                     reads = noted.get(key)
                     if reads is None:
-                        if len(noted) >= MEMO_LIMIT:
-                            noted.clear()
+                        make_room(noted)
                         reads = noted[key] = follows(*args) if follows is not None and args else (
                             ("call", name, args, key[1] if kwargs else ()),)
                     _LOGS[-1].update(reads)

@@ -150,9 +150,7 @@ class FragmentCache(DirectCalls):
         full_key = (template, root, part.key)
         found = self._rendered.get(full_key)
         if found is None:
-            if len(self._rendered) >= reads.MEMO_LIMIT:
-                self._rendered.clear()
-                self._reads.clear()
+            reads.make_room(self._rendered, self._reads)
             partial = self._template(template)
             local = partial.new_context({**partial.globals, "root": root, "p": part}, shared=True)
             depth = reads.open_log()
