@@ -36,7 +36,8 @@ from .schema import Catalog, CloudProvider, Entry, Gpu, Model
 SOURCED_GPU_FIELDS = ("memory_bytes", "memory_gb", "usable_memory_bytes", "memory_type", "bandwidth_gb_per_s",
                       "fp16_tensor_tflops", "fp8_tensor_tflops", "int8_tensor_tops", "fp32_tflops", "tdp_w",
                       "launch_date", "price_usd", "street_price_usd", "interconnect")
-SOURCED_MODEL_FIELDS = ("total_params", "active_params", "context_length", "config", "license", "release_date")
+SOURCED_MODEL_FIELDS = ("total_params", "active_params", "context_length", "config", "license", "release_date",
+                        "chat_repo", "gated")
 
 PARAMS_TOLERANCE = 0.05
 TOWER_SHARE = 0.30
@@ -176,7 +177,8 @@ def quant_problems(model: Model) -> Found:
     return problems + _future(_source_dates(model) + [("release_date", model.release_date)]
                               + [(f"gguf.{i}.read", r.read) for i, r in enumerate(model.gguf)]
                               + [(f"ollama.{i}.read", t.read) for i, t in enumerate(model.ollama)]
-                              + [(f"checkpoints.{i}.read", c.read) for i, c in enumerate(model.checkpoints)])
+                              + [(f"checkpoints.{i}.read", c.read) for i, c in enumerate(model.checkpoints)]
+                              + [(f"mlx.{i}.read", m.read) for i, m in enumerate(model.mlx)])
 
 
 # Per-model checks; other layers may append theirs.

@@ -138,6 +138,7 @@ class GgufRepo(Strict):
     files: list[GgufFile] = Field(min_length=1)
     source_url: HttpsUrl
     read: dt.date
+    note: str | None = None  # what was read (a file listing, a run guide's `-hf` lines), when not obvious
 
 
 class OllamaTag(Strict):
@@ -148,6 +149,17 @@ class OllamaTag(Strict):
     size_bytes: int | None = Field(default=None, gt=0)
     source_url: HttpsUrl
     read: dt.date
+
+
+class MlxRepo(Strict):
+    """A Hugging Face repository of MLX weights (Apple silicon), as ``mlx_lm`` loads it."""
+
+    repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
+    bits: Literal[3, 4, 5, 6, 8, 16]  # weight bits as the repository's name and config state them (16: bf16/fp16)
+    size_bytes: int | None = Field(default=None, gt=0, le=2**42)
+    source_url: HttpsUrl
+    read: dt.date
+    note: str | None = None
 
 
 class Checkpoint(Strict):
@@ -167,6 +179,10 @@ class Model(Entry):
     family: str
     org: str
     hf_repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
+    # The repository people chat with, where ``hf_repo`` is a pre-trained base model: the Instruct/chat release of
+    # the same architecture and size, which commands serve instead.
+    chat_repo: str | None = Field(default=None, pattern=r"^[\w.-]+/[\w.-]+$")
+    gated: bool | None = None  # true: the model's own repositories need a Hugging Face login and an accepted licence
     license: str | None = None
     release_date: dt.date | None = None
     total_params: int = Field(gt=0, le=10**13)
@@ -177,6 +193,7 @@ class Model(Entry):
     gguf: list[GgufRepo] = []
     ollama: list[OllamaTag] = []
     checkpoints: list[Checkpoint] = []
+    mlx: list[MlxRepo] = []
 
     @field_validator("config")
     @classmethod
