@@ -18,7 +18,8 @@ def model_spec(model: Model) -> ModelSpec:
     sizes: dict[str, int] = {}
     for repo in model.gguf:
         for f in repo.files:
-            sizes.setdefault(f.quant, f.size_bytes)
+            if f.size_bytes is not None:
+                sizes.setdefault(f.quant, f.size_bytes)
     return ModelSpec(model.id, model.name, arch, model.total_params, model.active_params or arch.active_params(),
                      model.context_length, tuple(sizes.items()), native_format(model.config), model.hf_repo)
 

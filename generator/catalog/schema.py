@@ -127,7 +127,7 @@ class GgufFile(Strict):
     """A published GGUF file (or the sum of its split parts)."""
 
     quant: QuantName
-    size_bytes: int = Field(gt=0)
+    size_bytes: int | None = Field(default=None, gt=0, le=2**42)  # left out where no source states it
     file: str | None = None
 
 

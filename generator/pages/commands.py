@@ -106,7 +106,7 @@ def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_ty
         return Command("Ollama", f"{env}ollama serve &\nollama run {tags[0]}", serves=quant)
     files = [(f.size_bytes, repo.repo, f.quant) for repo in model.gguf for f in repo.files if not SPLIT.search(f.file or "")]
     same = [f for f in files if f[2] == quant]
-    smaller = sorted(f for f in files if f[0] <= file_bytes)
+    smaller = sorted((f for f in files if f[0] is not None and f[0] <= file_bytes), key=lambda f: (f[0], f[1], f[2]))
     if same or smaller:
         size, repo, served = (same or smaller)[-1]
         return Command("Ollama", f"{env}ollama serve &\nollama run hf.co/{repo}:{served}",

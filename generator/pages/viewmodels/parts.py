@@ -104,7 +104,7 @@ def hardware_part(results: Results, model_id: str, lang: Lang) -> HardwarePart:
 
 class GgufFile(NamedTuple):
     quant: str
-    size_bytes: int
+    size_bytes: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +162,7 @@ def about_model_part(results: Results, model_id: str, lang: Lang) -> AboutModelP
             key, model.name, model.org, model.family, licence_name(model.license) if model.license else None,
             model.release_date, model.hf_repo, urls.huggingface(model.hf_repo), native_precision(model, spec),
             tuple(GgufRepo(r.repo, urls.huggingface(r.repo), r.read,
-                           tuple(sorted((GgufFile(f.quant, f.size_bytes) for f in r.files), key=lambda f: -f.size_bytes)))
+                           tuple(sorted((GgufFile(f.quant, f.size_bytes) for f in r.files), key=lambda f: -(f.size_bytes or 0))))
                   for r in model.gguf),
             tuple(OllamaTag(t.tag, t.quant, t.size_bytes) for t in model.ollama),
             tuple(Checkpoint(c.repo, c.quant, urls.huggingface(c.repo)) for c in model.checkpoints))
