@@ -232,6 +232,7 @@ class RentBuyView(NamedTuple):
     batched_tokens_per_s: float | None
     cloud: CloudBasis | None
     result: cost.RentOrBuy
+    never: bool  # priced and compared, yet renting costs no more than the electricity: buying never pays off
     apple: bool  # a Mac: buy the machine or rent a GPU
 
 
@@ -254,9 +255,11 @@ def rentbuy_view(gpu: Gpu, cloud: CloudBasis | None, single_tps: float | None,
     own = cost.Ownership(price, gpu.tdp_w)
     inputs = {"price": _input_value(price), "kwh": _input_value(own.usd_per_kwh),
               "hours": _input_value(own.hours_per_day), "years": _input_value(own.years)}
+    rent = cloud.rent_usd_per_hour if cloud else None
+    result = cost.rent_or_buy(own, single_tps, batched_tps, rent)
     return RentBuyView(inputs, price, kind, date, price_source(gpu) if purchase else None, gpu.tdp_w, own.usd_per_kwh,
-                       own.hours_per_day, own.years, single_tps, batched_tps, cloud,
-                       cost.rent_or_buy(own, single_tps, batched_tps, cloud.rent_usd_per_hour if cloud else None),
+                       own.hours_per_day, own.years, single_tps, batched_tps, cloud, result,
+                       price is not None and rent is not None and result.breakeven_months is None,
                        gpu.vendor == "apple")
 
 
