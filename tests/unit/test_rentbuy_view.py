@@ -28,7 +28,7 @@ def _gpu(**update) -> Gpu:
 
 def _render(view, model_page: bool = True) -> str:
     env = make_environment(ROOT / "templates", NullTranslations(), "en")
-    return env.get_template("partials/rentbuy.html").render(r=view, gpu_name="Test GPU", model_page=model_page)
+    return env.get_template("partials/rentbuy.html").render(p=view, gpu_name="Test GPU", model_page=model_page)
 
 
 def _offer(provider: str, usd_per_hour: float, gpu_count: int = 1):
