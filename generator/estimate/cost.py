@@ -72,16 +72,6 @@ def owned_cost(price_usd: float, tdp_w: float, months: int = DEFAULT_AMORTISATIO
     ))
 
 
-def break_even_months(price_usd: float, rent_usd_per_hour: float, tdp_w: float,
-                      hours_per_month: float = HOURS_PER_MONTH, utilisation: float = DEFAULT_UTILISATION,
-                      usd_per_kwh: float = DEFAULT_USD_PER_KWH) -> float | None:
-    """Months after which buying beats renting for ``hours_per_month`` of use; None if renting is never dearer."""
-    saving_per_hour = rent_usd_per_hour - power_usd_per_hour(tdp_w, utilisation, usd_per_kwh)
-    if saving_per_hour <= 0:
-        return None
-    return price_usd / (saving_per_hour * hours_per_month)
-
-
 def cheapest(offers: Iterable[tuple[str, float, int]], tokens_per_s: float) -> tuple[str, float] | None:
     """(offer key, USD per 1M tokens) of the cheapest (key, usd_per_hour, gpu_count) offer; None when empty.
 

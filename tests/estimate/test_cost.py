@@ -25,8 +25,8 @@ def test_owned_cost_defaults() -> None:
 
 def test_break_even_months() -> None:
     # Saving $1.00 − $0.06 = $0.94/h over 730 h/month; $1,372.40 pays off in 2 months.
-    assert cost.break_even_months(1372.4, 1.00, 400) == pytest.approx(2.0)
-    assert cost.break_even_months(1000, 0.05, 400) is None
+    assert cost.rent_or_buy(cost.Ownership(1372.4, 400), None, None, 1.00).breakeven_months == pytest.approx(2.0)
+    assert cost.rent_or_buy(cost.Ownership(1000, 400), None, None, 0.05).breakeven_months is None
 
 
 def test_cheapest_offer() -> None:
@@ -57,7 +57,6 @@ def test_rent_or_buy_at_the_defaults_matches_the_owned_cost_and_break_even() -> 
     assert r.batched_usd_per_mtok == pytest.approx(0.16 / 1.44)
     # Saving $1.00 − $0.06 = $0.94/h over 730 h a month.
     assert r.breakeven_months == pytest.approx(2628 / (0.94 * 730))
-    assert r.breakeven_months == pytest.approx(cost.break_even_months(2628, 1.00, 400))
 
 
 def test_rent_or_buy_with_the_buyers_own_numbers() -> None:
