@@ -3,6 +3,7 @@ fine-tuning GPU and the cheapest rentable and serving setups. Pure functions of 
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -75,6 +76,7 @@ class CloudPick(NamedTuple):
     single_tokens_per_s: float
     batched_tokens_per_s: float
     single_usd_per_mtok: float
+    checked: dt.date  # the date the offer's price applies to
 
 
 def cheapest_cloud(catalog: Catalog, picks: dict[str, PairResult], offers: Offers) -> CloudPick | None:
@@ -89,7 +91,7 @@ def cheapest_cloud(catalog: Catalog, picks: dict[str, PairResult], offers: Offer
         per_gpu = offer.price_usd_per_hour / offer.gpu_count
         pick = CloudPick(gpu_id, catalog.gpus[gpu_id].name, provider.name, offer.instance, per_gpu,
                          e.decode_tokens_per_s, max(e.batched_tokens_per_s, e.decode_tokens_per_s),
-                         cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu))
+                         cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu), offer.checked)
         if best is None or pick.single_usd_per_mtok < best.single_usd_per_mtok:
             best = pick
     return best

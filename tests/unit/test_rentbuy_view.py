@@ -33,7 +33,7 @@ def _render(view, model_page: bool = True) -> str:
 
 def _offer(provider: str, usd_per_hour: float, gpu_count: int = 1):
     return (SimpleNamespace(name=provider), SimpleNamespace(price_usd_per_hour=usd_per_hour, gpu_count=gpu_count,
-                                                            instance=f"{provider} box"))
+                                                            instance=f"{provider} box", checked=dt.date(2026, 11, 1)))
 
 
 def _pick(verdict: str, tokens_per_s: float) -> PairResult:
@@ -67,7 +67,7 @@ def test_a_dated_price_is_the_default_with_its_source() -> None:
 
 def test_no_price_leaves_the_field_empty_and_says_so() -> None:
     gpu = _gpu(price_usd=None, price_kind=None, price_date=None)
-    cloud = CloudBasis("Cloud, 1x GPU", "Test GPU", True, 2.0, 11.1, 1.1, 2.0)
+    cloud = CloudBasis("Cloud, 1x GPU", "Test GPU", True, 2.0, 11.1, 1.1, 2.0, False)
     view = rentbuy_view(gpu, cloud, 50.0, 500.0)
     assert view.price_usd is None and view.inputs["price"] == "" and not view.never
     assert (view.result.single_usd_per_mtok, view.result.breakeven_months) == (None, None)
@@ -80,7 +80,7 @@ def test_no_price_leaves_the_field_empty_and_says_so() -> None:
 
 def test_a_mac_is_bought_or_a_gpu_rented_and_its_unpublished_power_is_not_guessed() -> None:
     mac = _gpu(vendor="apple", segment="unified", unified_memory=True, tdp_w=None)
-    cloud = CloudBasis("Cloud, 1x H100", "NVIDIA H100", False, 2.0, 5.0, 0.5, 1.0)
+    cloud = CloudBasis("Cloud, 1x H100", "NVIDIA H100", False, 2.0, 5.0, 0.5, 1.0, True)
     view = rentbuy_view(mac, cloud, 50.0, 500.0)
     assert view.apple and view.power_w is None and view.result.power_usd_per_month == 0.0
     assert view.result.breakeven_months == pytest.approx(999 / (1.0 * 730))
@@ -90,10 +90,11 @@ def test_a_mac_is_bought_or_a_gpu_rented_and_its_unpublished_power_is_not_guesse
     assert '<output data-out="power-month">—</output>' in html
     assert "owning it is compared with the cloud GPU that makes these tokens cheapest: NVIDIA H100" in html
     assert "vs $5.00 on Cloud, 1x H100 (NVIDIA H100)." in html
+    assert '$2.00 per GPU-hour), rented for as many tokens as one hour on Test GPU makes. <strong class="stale">' in html
 
 
 def test_renting_for_less_than_the_electricity_never_pays_off() -> None:
-    view = rentbuy_view(_gpu(), CloudBasis("Cheap, 1x GPU", "AMD Radeon RX 7900 XTX", True, 0.01, 0.1, 0.01, 0.01),
+    view = rentbuy_view(_gpu(), CloudBasis("Cheap, 1x GPU", "AMD Radeon RX 7900 XTX", True, 0.01, 0.1, 0.01, 0.01, False),
                         50.0, 500.0)
     assert view.never and '<output data-out="breakeven">never</output>' in _render(view)
     assert view.result == cost.rent_or_buy(cost.Ownership(999, 355), 50.0, 500.0, 0.01)

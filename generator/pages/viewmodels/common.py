@@ -213,6 +213,7 @@ class CloudBasis(NamedTuple):
     single_usd_per_mtok: float | None
     batched_usd_per_mtok: float | None
     rent_usd_per_hour: float | None  # renting what one hour of the owned GPU makes; None: nothing to compare
+    stale: bool  # the offer's price is older than freshness.STALE_AFTER_DAYS on the build's reference date
 
 
 class RentBuyView(NamedTuple):
@@ -244,7 +245,8 @@ def same_gpu_basis(offers: tuple[OfferRow, ...], single_tps: float | None, batch
     per_gpu = offers[0].usd_per_gpu_hour
     return CloudBasis(offer_label(offers[0]), gpu_name, True, per_gpu,
                       cost.usd_per_million_tokens(single_tps, per_gpu) if single_tps else None,
-                      cost.usd_per_million_tokens(batched_tps, per_gpu) if batched_tps else None, per_gpu)
+                      cost.usd_per_million_tokens(batched_tps, per_gpu) if batched_tps else None, per_gpu,
+                      offers[0].stale)
 
 
 def rentbuy_view(gpu: Gpu, cloud: CloudBasis | None, single_tps: float | None,

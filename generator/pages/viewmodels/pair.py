@@ -9,6 +9,7 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from ... import urls
+from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec
@@ -250,8 +251,14 @@ def _rentbuy(results: Results, model_id: str, gpu: Gpu, offers: tuple[OfferRow, 
             cloud = CloudBasis(f"{pick.provider}, {pick.instance}", pick.gpu_name, False, per_gpu,
                                pick.single_usd_per_mtok, cost.usd_per_million_tokens(pick.batched_tokens_per_s, per_gpu),
                                cost.rent_equivalent_usd_per_hour(per_gpu, pick.single_tokens_per_s, single)
-                               if single else None)
+                               if single else None, _stale(results, pick.checked))
     return rentbuy_view(gpu, cloud, single, batched)
+
+
+def _stale(results: Results, checked: dt.date) -> bool:
+    """Whether a price checked on ``checked`` is older than the pages call fresh, on the build's reference date."""
+    as_of = results.price_reference_date
+    return freshness.is_stale(freshness.age_days(checked, as_of)) if as_of else False
 
 
 def _offload(e: Estimate) -> Offload | None:
