@@ -1,4 +1,4 @@
-"""Static assets: one stylesheet, one script and the favicon, with content-hashed names."""
+"""Static assets: one stylesheet, the site script, the rent-or-buy calculator and the favicon, with content-hashed names."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-SOURCES = {"css": "style.css", "js": "site.js"}
+SOURCES = {"css": "style.css", "js": "site.js", "rentbuy": "rentbuy.js"}  # rentbuy: only pages with the calculator
 
 
 @cache

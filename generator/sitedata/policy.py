@@ -3,6 +3,7 @@ fine-tuning GPU and the cheapest rentable and serving setups. Pure functions of 
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -61,6 +62,39 @@ class ServingChoice(NamedTuple):
     instance: str
     usd_per_gpu_hour: float
     price: cost.ServingPrice
+
+
+class CloudPick(NamedTuple):
+    """The cloud GPU that makes a model's tokens cheapest (one sequence, its cheapest offer), for pages whose own GPU
+    is not rented: what a buyer compares owning with."""
+
+    gpu: str
+    gpu_name: str
+    provider: str
+    instance: str
+    usd_per_gpu_hour: float
+    single_tokens_per_s: float
+    batched_tokens_per_s: float
+    single_usd_per_mtok: float
+    checked: dt.date  # the date the offer's price applies to
+
+
+def cheapest_cloud(catalog: Catalog, picks: dict[str, PairResult], offers: Offers) -> CloudPick | None:
+    """Among the rented GPUs on which the model's recommended setup fits on one GPU (``picks``, by GPU), the one with
+    the lowest cost per 1M output tokens for one sequence on its cheapest offer; None when none is rented."""
+    best: CloudPick | None = None
+    for gpu_id in sorted(picks):
+        e, listed = picks[gpu_id].estimate, offers[gpu_id]
+        if not listed or e.verdict not in ("fits", "tight") or e.decode_tokens_per_s <= 0:
+            continue
+        provider, offer = listed[0]
+        per_gpu = offer.price_usd_per_hour / offer.gpu_count
+        pick = CloudPick(gpu_id, catalog.gpus[gpu_id].name, provider.name, offer.instance, per_gpu,
+                         e.decode_tokens_per_s, max(e.batched_tokens_per_s, e.decode_tokens_per_s),
+                         cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu), offer.checked)
+        if best is None or pick.single_usd_per_mtok < best.single_usd_per_mtok:
+            best = pick
+    return best
 
 
 def offers_by_gpu(catalog: Catalog) -> Offers:

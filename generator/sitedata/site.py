@@ -66,6 +66,8 @@ class SiteData:
             _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(computed, m),
                                                lambda g, q, m=m: computed.tensor_parallel_count(m, g, q))
                      for m in computed.models},
+            cheapest_cloud={m: policy.cheapest_cloud(catalog, {g: pairs[(m, g)] for g in gpus}, offers)
+                            for m in computed.models},
             _serving={m: policy.cheapest_serving({g: computed.serving(m, g)[0] for g in computed.serving_gpus}, offers)
                       for m in computed.models},
             _kv_per_1k={m: kv_cache_bytes(kv_layout(spec.architecture, "llama.cpp", "f16"), 1024)

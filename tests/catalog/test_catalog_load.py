@@ -125,4 +125,10 @@ def test_prices_report_lists_offers_oldest_first(catalog: Path) -> None:
     assert lines[2].split()[:5] == ["25", "d", "2026-09-01", "catalog/clouds/digitalocean.yaml", "offers.1"]
     assert "15.92 USD/h" in lines[2]
     stale = cli("prices-report", "--catalog", catalog, "--as-of", "2026-09-26", "--stale").stdout.splitlines()
-    assert len(stale) == 2 and "offers.0" in stale[1]
+    assert len(stale) == 6 and "offers.0" in stale[1]
+    # then grouped by provider: its file and price page, and each URL to read again with the offers read from it
+    assert stale[2:] == [
+        "", "Stale offers by provider: 1 offers of 1 providers, the pages to read again",
+        "DigitalOcean (catalog/clouds/digitalocean.yaml, 1 stale, oldest 121 d; price page "
+        "https://docs.digitalocean.com/products/droplets/details/pricing/)",
+        "  re-read https://docs.digitalocean.com/products/droplets/details/pricing/  (offers.0 mi300x; checked 2026-05-28)"]

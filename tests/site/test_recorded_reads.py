@@ -166,3 +166,25 @@ def test_memos_that_start_afresh_render_the_same_pages_and_reads(tmp_path: Path,
     monkeypatch.setattr(RecordedMemo, "clear", lambda self: cleared.append(1) or dict.clear(self))
     assert _pages_and_reads(project, tmp_path / "bounded") == unbounded
     assert len(cleared) > 100
+
+
+def test_only_pages_of_unrented_gpus_read_the_cloud_pick() -> None:
+    """Rent or buy keeps an offer edit small: the cross-GPU cloud pick (a site-data table, compared by value) is read
+    only by pair pages whose GPU has no offer; the others compare with their own GPU's offers."""
+    from generator.pages import assets
+    from generator.pages.plan import PageKey
+    from generator.pages.render import Renderer
+    from generator.pages.viewmodels.pair import pair_view
+    from tests.conftest import ROOT
+
+    site = SiteData(load_catalog(FIXTURE_PROJECT / "catalog"))
+    recording = RecordingSiteData(site)
+    lang = Renderer(ROOT / "templates", ROOT / "locales", assets.names(ROOT)).lang("en")
+    seen = {}
+    for gpu in ("mi300x", "rx-7900-xtx"):  # rented, not rented
+        with recorded() as log:
+            view = pair_view(recording, PageKey("pair", "llama-3.1-8b", gpu), lang)
+        seen[gpu] = (log, view.rentbuy.cloud)
+    pick = ("item", "cheapest_cloud", "llama-3.1-8b")
+    assert pick not in seen["mi300x"][0] and seen["mi300x"][1].same_gpu
+    assert pick in seen["rx-7900-xtx"][0] and not seen["rx-7900-xtx"][1].same_gpu

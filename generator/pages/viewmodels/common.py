@@ -1,5 +1,5 @@
-"""What every page kind's view shares: the language handle, page head, breadcrumbs, source rows, cloud offers and
-their rental cost."""
+"""What every page kind's view shares: the language handle, page head, breadcrumbs, source rows, cloud offers,
+their rental cost and the rent-or-buy calculator's inputs."""
 
 from __future__ import annotations
 
@@ -182,3 +182,91 @@ def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:
     if gpu.price_usd is not None:
         return gpu.price_usd, gpu.price_kind or "msrp", gpu.price_date
     return None
+
+
+class PriceSource(NamedTuple):
+    """Where a purchase price was read: linked where it is an https URL."""
+
+    url: str
+    host: str
+    link: bool
+
+
+def price_source(gpu: Gpu) -> PriceSource | None:
+    """The source backing the price rent-or-buy uses (``purchase_price``: the street price where one is given)."""
+    field_name = "street_price_usd" if gpu.street_price_usd is not None else "price_usd"
+    for source in gpu.sources:
+        if field_name in source.fields:
+            link = is_safe_href(source.url)
+            return PriceSource(source.url, urlparse(source.url).netloc if link else source.url, link)
+    return None
+
+
+class CloudBasis(NamedTuple):
+    """What owning is compared with: this GPU's cheapest offer, or, where this GPU is not rented, the cloud GPU that
+    makes the model's tokens cheapest."""
+
+    label: str  # provider, instance
+    gpu_name: str
+    same_gpu: bool
+    usd_per_gpu_hour: float
+    single_usd_per_mtok: float | None
+    batched_usd_per_mtok: float | None
+    rent_usd_per_hour: float | None  # renting what one hour of the owned GPU makes; None: nothing to compare
+    stale: bool  # the offer's price is older than freshness.STALE_AFTER_DAYS on the build's reference date
+
+
+class RentBuyView(NamedTuple):
+    """The rent-or-buy calculator: its default inputs, the page's per-pair figures it computes with (embedded for the
+    script), what owning is compared with, and the figures at the defaults (what the page shows without script)."""
+
+    inputs: dict[str, str]  # the inputs' default values as the form states them ("" where none)
+    price_usd: float | None  # None: no public price, the buyer enters a quote
+    price_kind: str | None
+    price_date: dt.date | None
+    price_source: PriceSource | None
+    power_w: float | None  # None: no published draw, electricity left out
+    usd_per_kwh: float
+    hours_per_day: float
+    years: float
+    single_tokens_per_s: float | None  # None on the GPU page (no model) or where the pair does not run
+    batched_tokens_per_s: float | None
+    cloud: CloudBasis | None
+    result: cost.RentOrBuy
+    never: bool  # priced and compared, yet renting costs no more than the electricity: buying never pays off
+    apple: bool  # a Mac: buy the machine or rent a GPU
+
+
+def same_gpu_basis(offers: tuple[OfferRow, ...], single_tps: float | None, batched_tps: float | None,
+                   gpu_name: str) -> CloudBasis | None:
+    """This GPU's cheapest offer (``offer_rows`` order) as what owning is compared with; None without an offer."""
+    if not offers:
+        return None
+    per_gpu = offers[0].usd_per_gpu_hour
+    return CloudBasis(offer_label(offers[0]), gpu_name, True, per_gpu,
+                      cost.usd_per_million_tokens(single_tps, per_gpu) if single_tps else None,
+                      cost.usd_per_million_tokens(batched_tps, per_gpu) if batched_tps else None, per_gpu,
+                      offers[0].stale)
+
+
+def rentbuy_view(gpu: Gpu, cloud: CloudBasis | None, single_tps: float | None,
+                 batched_tps: float | None) -> RentBuyView:
+    """The calculator at the default inputs: the catalogue's dated price where there is one, else none entered."""
+    purchase = purchase_price(gpu)
+    price, kind, date = purchase if purchase else (None, None, None)
+    own = cost.Ownership(price, gpu.tdp_w)
+    inputs = {"price": _input_value(price), "kwh": _input_value(own.usd_per_kwh),
+              "hours": _input_value(own.hours_per_day), "years": _input_value(own.years)}
+    rent = cloud.rent_usd_per_hour if cloud else None
+    result = cost.rent_or_buy(own, single_tps, batched_tps, rent)
+    return RentBuyView(inputs, price, kind, date, price_source(gpu) if purchase else None, gpu.tdp_w, own.usd_per_kwh,
+                       own.hours_per_day, own.years, single_tps, batched_tps, cloud, result,
+                       price is not None and rent is not None and result.breakeven_months is None,
+                       gpu.vendor == "apple")
+
+
+def _input_value(value: float | None) -> str:
+    """A number as an HTML number input's value: "999", not "999.0"; "" for none."""
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))

@@ -13,7 +13,7 @@ from ...estimate.api import Estimate
 from ...estimate.device import DeviceSpec
 from ...sitedata import PAGE_CONTEXT_TOKENS, RANK, Results
 from ..plan import PageKey
-from .common import Crumb, Head, Lang, OfferRow, home, latest_read, offer_rows
+from .common import Crumb, Head, Lang, OfferRow, RentBuyView, home, latest_read, offer_rows, rentbuy_view, same_gpu_basis
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
 
 
@@ -42,6 +42,7 @@ class GpuView:
     stale_after_days: int
     sources: SourcesPart
     comparisons: tuple[Comparison, ...]
+    rentbuy: RentBuyView
 
 
 def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:
@@ -53,6 +54,7 @@ def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:
                          for m in results.catalog.models),
                         key=lambda r: (RANK[r.estimate.verdict], -r.estimate.decode_tokens_per_s, r.model.id)))
     fitting = sum(1 for r in rows if r.estimate.verdict in ("fits", "tight"))
+    offers = lang.shared(("offer_rows", key.gpu), lambda: offer_rows(results, key.gpu))
     return GpuView(
         head=Head(
             _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
@@ -64,9 +66,10 @@ def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:
             (home(lang), Crumb(gpu.name, urls.gpu(lang.code, gpu.id))), latest_read(gpu)),
         gpu=gpu, device=results.devices[key.gpu], rows=rows, fits_count=fitting,
         about_gpu=about_gpu_part(results, key.gpu, lang),
-        offers=lang.shared(("offer_rows", key.gpu), lambda: offer_rows(results, key.gpu)),
+        offers=offers,
         prices_as_of=results.price_reference_date, stale_after_days=freshness.STALE_AFTER_DAYS,
         sources=gpu_sources_part(results, key.gpu, lang),
         comparisons=tuple(Comparison(results.catalog.models[m], urls.compare(lang.code, m))
                           for m in results.compared_with[key.gpu]),
+        rentbuy=rentbuy_view(gpu, same_gpu_basis(offers, None, None, gpu.name), None, None),
     )

@@ -9,16 +9,17 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from ... import urls
+from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec
-from ...estimate.cost import HOURS_PER_MONTH
 from ...estimate.fit import on_gpu_verdict
 from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
 from .. import charts, labels
 from ..plan import PageKey
 from . import pair_text
-from .common import PROMPT_TOKENS, Crumb, Head, Lang, OfferRow, RentalCost, home, latest_read, purchase_price, rental_cost
+from .common import (PROMPT_TOKENS, CloudBasis, Crumb, Head, Lang, OfferRow, RentalCost, RentBuyView, home, latest_read,
+                     rental_cost, rentbuy_view, same_gpu_basis)
 from .insight import Insight, pair_insight
 from .launch import CommandRow, pair_commands
 from .parts import (AboutGpuPart, AboutModelPart, ArchitecturePart, HardwarePart, LinkPart, OffersPart, SourcesPart,
@@ -137,6 +138,7 @@ class PairView:
     offers: OffersPart
     cost: RentalCost | None
     rent_vs_buy: RentVsBuy | None
+    rentbuy: RentBuyView
     finetune: tuple[FinetuneRow, ...]
     finetune_note: Markup
     serving: ServingView | None
@@ -226,16 +228,37 @@ def _owned(price_usd: float, tdp_w: float, e: Estimate) -> Owned:
                  tdp_w / e.decode_tokens_per_s, e.decode_tokens_per_s * 100 / price_usd)
 
 
-def _rent_vs_buy(gpu: Gpu, offers: tuple[OfferRow, ...], e: Estimate) -> RentVsBuy | None:
-    purchase = purchase_price(gpu)
-    if not (purchase and gpu.tdp_w):
+def _rent_vs_buy(gpu: Gpu, calc: RentBuyView, e: Estimate) -> RentVsBuy | None:
+    """The calculator's figures at its defaults, for the open data (where both a price and a TDP are catalogued)."""
+    if calc.price_usd is None or calc.price_kind is None or not gpu.tdp_w:
         return None
-    price, kind, date = purchase
-    rent = offers[0].usd_per_gpu_hour if offers else None
-    return RentVsBuy(price, kind, date, cost.DEFAULT_USD_PER_KWH, HOURS_PER_MONTH,
-                     cost.power_usd_per_hour(gpu.tdp_w) * HOURS_PER_MONTH,
-                     cost.break_even_months(price, rent, gpu.tdp_w) if rent else None,
-                     _owned(price, gpu.tdp_w, e) if e.runs else None)
+    result = calc.result
+    return RentVsBuy(calc.price_usd, calc.price_kind, calc.price_date, calc.usd_per_kwh, result.hours_per_month,
+                     result.power_usd_per_month, result.breakeven_months,
+                     _owned(calc.price_usd, gpu.tdp_w, e) if e.runs else None)
+
+
+def _rentbuy(results: Results, model_id: str, gpu: Gpu, offers: tuple[OfferRow, ...], e: Estimate) -> RentBuyView:
+    """The calculator against this GPU's cheapest offer, or, where it is not rented, against the cloud GPU that makes
+    this model's tokens cheapest (renting as many tokens as the owned GPU makes in an hour)."""
+    single = e.decode_tokens_per_s if e.runs and e.decode_tokens_per_s > 0 else None
+    batched = max(e.batched_tokens_per_s, e.decode_tokens_per_s) if single else None
+    cloud = same_gpu_basis(offers, single, batched, gpu.name)
+    if cloud is None:
+        pick = results.cheapest_cloud[model_id]
+        if pick is not None:
+            per_gpu = pick.usd_per_gpu_hour
+            cloud = CloudBasis(f"{pick.provider}, {pick.instance}", pick.gpu_name, False, per_gpu,
+                               pick.single_usd_per_mtok, cost.usd_per_million_tokens(pick.batched_tokens_per_s, per_gpu),
+                               cost.rent_equivalent_usd_per_hour(per_gpu, pick.single_tokens_per_s, single)
+                               if single else None, _stale(results, pick.checked))
+    return rentbuy_view(gpu, cloud, single, batched)
+
+
+def _stale(results: Results, checked: dt.date) -> bool:
+    """Whether a price checked on ``checked`` is older than the pages call fresh, on the build's reference date."""
+    as_of = results.price_reference_date
+    return freshness.is_stale(freshness.age_days(checked, as_of)) if as_of else False
 
 
 def _offload(e: Estimate) -> Offload | None:
@@ -278,6 +301,7 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         no_command = lang._("No command: no catalogued setup of %(model)s fits one %(gpu)s, or eight with vLLM.",
                                model=model.name, gpu=gpu.name)
     related = related_pairs(results, key.model, key.gpu)
+    rentbuy = _rentbuy(results, key.model, gpu, offers.offers, e)
     largest_here = link_parts(results, lang, related["largest_here"], "model")
     finetune_rows = _finetune_rows(results, key.model, key.gpu, lang.code)
     return PairView(
@@ -298,7 +322,7 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         split=_split(e), matrix=tuple(matrix), sequences_8k=e.max_sequences,
         context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
-        offers=offers, cost=rental_cost(offers.offers, e), rent_vs_buy=_rent_vs_buy(gpu, offers.offers, e),
+        offers=offers, cost=rental_cost(offers.offers, e), rent_vs_buy=_rent_vs_buy(gpu, rentbuy, e), rentbuy=rentbuy,
         finetune=finetune_rows,
         finetune_note=pair_text.finetune_note(lang, finetune_rows[0].est.seq_len),
         serving=serving_view(results, key, lang, offers.offers), commands=command_rows, no_command_note=no_command,
