@@ -1,4 +1,5 @@
-"""Static assets: one stylesheet, one script and the favicon, with content-hashed names."""
+"""Static assets: one stylesheet, the site script, the home page's finder script and the favicon, with content-hashed
+names."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-SOURCES = {"css": "style.css", "js": "site.js"}
+SOURCES = {"css": "style.css", "js": "site.js", "finder": "finder.js"}  # finder.js: the home page only
 
 
 @cache

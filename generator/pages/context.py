@@ -40,7 +40,7 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
         "page": page,
         "root": root_prefix(page),
         "nav": nav(language),
-        "site": {"base_url": base_url, "css": names["css"], "js": names["js"], "language_names": LANGUAGE_NAMES},
+        "site": {"base_url": base_url, "css": names["css"], "js": names["js"], "finder": names["finder"], "language_names": LANGUAGE_NAMES},
         "title": head.title,
         "description": head.description,
         "breadcrumbs": head.breadcrumbs,
