@@ -116,7 +116,7 @@
       rows = rows.filter(function (r) { return fit === "all" || (fit === "offload") === (r.verdict === "offload"); });
       rows.sort(function (a, b) {
         if (sort === "quality") return a.gradeIndex - b.gradeIndex || a.quality - b.quality || b.model.total_params - a.model.total_params;
-        if (sort === "size" || mode === "memory") return b.model.total_params - a.model.total_params || (b.speed || 0) - (a.speed || 0);
+        if (sort === "size") return b.model.total_params - a.model.total_params || (b.speed || 0) - (a.speed || 0);
         return b.speed - a.speed || b.model.total_params - a.model.total_params;
       });
       out.textContent = "";
@@ -159,6 +159,9 @@
       var mode = checked("finder-mode");
       box.querySelectorAll(".finder-pick").forEach(function (p) { p.hidden = p.dataset.mode !== mode; });
       box.querySelector(".finder-view").hidden = mode === "model";
+      var speed = document.getElementById("fs-speed");  // the visitor's own memory has no speed figures
+      speed.hidden = speed.labels[0].hidden = mode === "memory";
+      if (mode === "memory" && speed.checked) document.getElementById("fs-size").checked = true;
       if (mode === "model") showModel(); else showHardware(mode);
     }
     document.getElementById("finder-form").addEventListener("submit", function (e) { e.preventDefault(); render(); });
