@@ -1,5 +1,5 @@
 "use strict";
-// The home page: the list groups follow the search box, and the finder (hidden until its data loads) answers
+// The home page: the list groups follow the search box, and the finder (hidden without script) answers
 // "what runs on my hardware?" and "how do I run this model?" from api/v1/finder.json. Every figure is read from
 // that file (the pair and model pages' own numbers); only the visitor's own VRAM and RAM are compared here, by
 // the fit rule the file publishes.
@@ -166,7 +166,6 @@
     }
     document.getElementById("finder-form").addEventListener("submit", function (e) { e.preventDefault(); render(); });
     box.querySelectorAll("input, select").forEach(function (c) { c.addEventListener(c.type === "number" ? "input" : "change", render); });
-    box.hidden = false;
     render();
   }
 

@@ -161,7 +161,7 @@ def index_view(results: Results, key: PageKey, lang: Lang) -> IndexView:
     gpu_links = tuple(GpuLink(g, urls.gpu(lang.code, g.id), results.devices[g.id].usable_memory_bytes,
                               f"{g.name} {' '.join(g.aliases)}".lower()) for g in gpus)
     by_maker: dict[str, list[ModelLink]] = {}
-    for link in sorted(model_links, key=lambda l: (l.model.org.lower(), l.model.family, l.model.total_params)):
+    for link in sorted(model_links, key=lambda ml: (ml.model.org.lower(), ml.model.family, ml.model.total_params)):
         by_maker.setdefault(link.model.org, []).append(link)
     by_segment: dict[str, list[GpuLink]] = {}
     for link in gpu_links:
