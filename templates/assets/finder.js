@@ -25,8 +25,10 @@
   var out = document.getElementById("finder-out"), count = document.getElementById("finder-count");
   var GIB = 1073741824;
 
+  var formats = {};  // one Intl formatter per digit count: building one costs far more than using it
   function num(value, digits) {
-    return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+    var f = formats[digits] || (formats[digits] = new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+    return f.format(value);
   }
   function sig(value) { return num(value, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(value))))); }
   function gib(bytes) { return num(bytes / GIB, 2) + "\u00a0GiB"; }
@@ -125,7 +127,7 @@
 
     function showModel() {
       var m = modelById[document.getElementById("f-model").value], list = el("ul", null, "finder-picks");
-      count.textContent = "";
+      count.textContent = fill(L.modelCount, { model: m.name });
       function item(label, href, name, details) {
         var li = el("li"); li.appendChild(el("span", label, "label")); li.appendChild(document.createTextNode(" "));
         li.appendChild(link(href, name)); li.appendChild(document.createTextNode(" "));

@@ -19,7 +19,7 @@ from .common import Head, Lang
 VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel", "huawei": "Huawei",
                 "cambricon": "Cambricon", "hygon": "Hygon", "metax": "MetaX", "kunlunxin": "Kunlunxin",
                 "moore-threads": "Moore Threads"}
-DEFAULT_GIB = 24  # the finder opens on the example GPU with this much memory
+DEFAULT_GIB = 24  # the finder opens on the largest example GPU with at most this much memory
 
 
 class ModelLink(NamedTuple):
@@ -116,7 +116,7 @@ def _script_labels(lang: Lang) -> str:
                          "VRAM and system RAM together."),
         "none": _("No model runs here at or above the quality floor."),
         "noSpeed": _("Speed depends on the GPU: pick yours above for speed and context figures."),
-        "modelPage": _("All GPUs for %(model)s"), "noPick": _("No single catalogued GPU holds this model."),
+        "modelPage": _("All GPUs for %(model)s"), "modelCount": _("Where to run %(model)s, as its model page recommends:"), "noPick": _("No single catalogued GPU holds this model."),
         "belowFloor": _("below the quality floor"), "listPrice": _("list price"),
         "verdict": {k: _(labels.VERDICT[k]) for k in ("fits", "tight", "offload")},
         "quality": {k: _(labels.QUALITY[k]) for k in ("native", "near_lossless", "good")},
@@ -127,10 +127,11 @@ def _script_labels(lang: Lang) -> str:
 
 def _finder(results: Results, models: list[Model], gpus: list[Gpu], lang: Lang) -> FinderPart:
     catalog = results.catalog
-    # Preselected: the example pair on the 24 GiB consumer tier (else the first that is not a Mac), GPU and model.
+    # Preselected: the example pair (not a Mac) with the most memory up to DEFAULT_GIB, its GPU and its model.
     examples = [(m, g) for m, g in results.popular_pairs() if catalog.gpus[g].vendor != "apple"]
-    default_model, default_gpu = next((p for p in examples if catalog.gpus[p[1]].memory_bytes == DEFAULT_GIB * 2**30),
-                                      examples[0] if examples else (None, None))
+    fitting = [p for p in examples if catalog.gpus[p[1]].memory_bytes <= DEFAULT_GIB * 2**30]
+    default_model, default_gpu = (max(fitting, key=lambda p: catalog.gpus[p[1]].memory_bytes) if fitting
+                                  else examples[0] if examples else (None, None))
     vendors: dict[str, list[Option]] = {}
     for g in gpus:
         if g.vendor != "apple":
