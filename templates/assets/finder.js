@@ -7,6 +7,7 @@
   var search = document.getElementById("search");
   var groups = Array.prototype.slice.call(document.querySelectorAll("details.group"));
   if (search) {
+    document.getElementById("search-form").addEventListener("submit", function (e) { e.preventDefault(); });
     var follow = function () {
       var q = search.value.trim();
       groups.forEach(function (group) {
