@@ -7,6 +7,7 @@ from .pages.i18n import DEFAULT_LANGUAGE  # its 404 page is the one served at th
 API_ROOT = "api/v1/"
 IMAGE_ROOT = "og/"
 PAIRS_CSV = "downloads/pairs-default.csv"
+FINDER_JSON = f"{API_ROOT}finder.json"  # the home page finder's data
 DATAPACKAGE = "downloads/datapackage.json"
 LLMS_TXT = "llms.txt"
 ROBOTS = "robots.txt"

@@ -21,10 +21,14 @@ from .viewmodels.model import ModelView, Setup
 from .viewmodels.pair import PairView
 from .viewmodels.parts import AboutGpuPart, AboutModelPart, ArchitecturePart
 
-SCHEMA_VERSION = "1.1.0"
+SCHEMA_VERSION = "1.2.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
 # version, a renamed, removed or retyped key a major one.
 CHANGELOG = (
+    ("1.2.0", "2026-12-02", "finder.json: per GPU the models that run on it at or above the quality floor with their "
+                            "pair pages' figures, per model its recommended GPUs and serving setups (the home page's "
+                            "finder); index documents: popular_pairs carry quant and quality_grade, and are chosen by "
+                            "a new rule (popular_pairs_rule)."),
     ("1.1.0", "2026-12-01", "Model documents: cheapest_serving, the cheapest listed serving setup per precision "
                             "at its recommended operating point (the numbers of the pair page it names)."),
     ("1.0.0", "2026-12-01", "First version: index, model, GPU and pair documents; the pairs CSV with its data package."),
@@ -219,7 +223,7 @@ def index_document(key: PageKey, v: IndexView) -> dict[str, Any]:
                  for g in v.gpus],
         "popular_pairs": [{"model": _ref("model", p.model), "gpu": _ref("gpu", p.gpu),
                            "pair_json_path": urls.api_pair(p.model.id, p.gpu.id),
-                           "total_bytes": p.estimate.total_bytes,
+                           "quant": p.quant, "quality_grade": p.grade, "total_bytes": p.estimate.total_bytes,
                            "decode_tokens_per_s": _speed(p.estimate.decode_tokens_per_s, p.estimate.runs)}
                           for p in v.popular],
         "popular_pairs_rule": v.popular_rule,

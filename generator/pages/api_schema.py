@@ -114,14 +114,38 @@ INDEX = obj(
     **envelope("index"),
     models=array(obj(**REF["properties"], total_params=BYTES)),
     gpus=array(obj(**REF["properties"], memory_bytes=BYTES, usable_memory_bytes=BYTES)),
-    popular_pairs=array(obj(model=REF, gpu=REF, pair_json_path=PATH, total_bytes=BYTES, decode_tokens_per_s=SPEED)),
+    popular_pairs=array(obj(model=REF, gpu=REF, pair_json_path=PATH, quant=STR, quality_grade=GRADE, total_bytes=BYTES,
+                             decode_tokens_per_s=SPEED)),
     popular_pairs_rule=STR, pair_json_path_template=STR, schemas={"type": "object", "additionalProperties": PATH},
     changelog_path=PATH, assumption_labels={"type": "object", "additionalProperties": STR},
     downloads=obj(pairs_csv_path=PATH, datapackage_path=PATH),
     licence=obj(code=STR, data=STR, note=STR),
 )
 
-SCHEMAS = {"pair": PAIR, "model": MODEL, "gpu": GPU, "index": INDEX}
+USD_OR_NULL = nullable(POS)
+RUN = {"type": "array", "minItems": 8, "maxItems": 8,  # columns: the document's run_columns
+       "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "integer", "minimum": 0},
+                       {"type": "integer", "minimum": 0}, {"type": "integer", "minimum": 0}, BYTES, POS,
+                       nullable(BYTES), BYTES], "items": False}
+FINDER = obj(
+    kind={"const": "finder"}, schema_version={"type": "string", "pattern": r"^\d+\.\d+\.\d+$"}, schema_path=PATH,
+    json_path=PATH, description=STR, context_tokens=BYTES, pair_path_template=STR, model_path_template=STR,
+    gpu_path_template=STR,
+    fit_rule=obj(tight_fraction=POS, tight_min_bytes=BYTES, fit_target_bytes=BYTES),
+    quality_grades=array(GRADE), verdicts=array(VERDICT), quants=array(STR), run_columns=array(STR),
+    memory_quants=array(STR), memory_quality_grades=array(BYTES),
+    models=array(obj(id=STR, name=STR, family=STR, total_params=BYTES, memory_bytes=array(BYTES),
+                     recommended=array(obj(role={"enum": ["fastest", "value", "cloud"]}, gpu=BYTES, quant=BYTES,
+                                           decode_tokens_per_s=POS, below_floor=BOOL, price_usd=USD_OR_NULL,
+                                           price_usd_per_gpu_hour=USD_OR_NULL, offer=nullable(STR))),
+                     multi_gpu_setups=array(obj(quant=STR, gpu=BYTES, gpu_count=INT, price_usd_per_hour=POS)),
+                     serving=array(obj(precision=STR, gpu=BYTES, gpu_count=INT, engine=STR, concurrency=INT,
+                                       tokens_per_s_per_user=POS, usd_per_million_output_tokens=POS, offer=STR,
+                                       price_usd_per_gpu_hour=POS)))),
+    gpus=array(obj(id=STR, name=STR, vendor=STR, segment=STR, usable_memory_bytes=BYTES, runs=array(RUN))),
+)
+
+SCHEMAS = {"pair": PAIR, "model": MODEL, "gpu": GPU, "index": INDEX, "finder": FINDER}
 
 
 def schema_document(kind: str, base_url: str, version: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Static assets: one stylesheet, the site script, the rent-or-buy calculator and the favicon, with content-hashed names."""
+"""Static assets: one stylesheet, the site script, the rent-or-buy calculator, the home page's finder script and the
+favicon, with content-hashed names."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-SOURCES = {"css": "style.css", "js": "site.js", "rentbuy": "rentbuy.js"}  # rentbuy: only pages with the calculator
+SOURCES = {"css": "style.css", "js": "site.js", "rentbuy": "rentbuy.js",  # rentbuy: only pages with the calculator
+           "finder": "finder.js"}  # finder.js: the home page only
 
 
 @cache

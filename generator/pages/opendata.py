@@ -10,7 +10,7 @@ import posixpath
 from typing import Any, Callable
 
 from ..sitedata import PAGE_CONTEXT_TOKENS, Results
-from . import api, api_schema
+from . import api, api_schema, finder
 from .viewmodels.common import offer_rows, rental_cost
 from .i18n import formatter
 from .viewmodels.common import PROMPT_TOKENS, OfferRow
@@ -150,7 +150,9 @@ median {prefill['median']:.0%}) and every speed figure carries its backend's err
 - Model: {base_url}{urls.api_model("{model}")}
 - GPU: {base_url}{urls.api_gpu("{gpu}")}
 - Pair: {base_url}{urls.api_pair("{model}", "{gpu}")}
-- [Schemas]({base_url}{urls.api_schema("pair")}): JSON Schema 2020-12, one per kind (index, model, gpu, pair)
+- [Schemas]({base_url}{urls.api_schema("pair")}): JSON Schema 2020-12, one per kind (index, model, gpu, pair, finder)
+- [Finder]({base_url}{urls.FINDER_JSON}): every GPU with the models that run on it at or above the quality floor, \
+every model with its recommended GPUs and serving setups (the home page's finder)
 - [Changelog]({base_url}{urls.api_changelog()})
 
 Keys name their units: *_bytes (bytes), *_tokens_per_s (tokens per second), *_s (seconds), *_usd_* (US dollars); \
@@ -171,6 +173,7 @@ relative to {base_url}.
 def files(results: Results, base_url: str) -> list[tuple[str, bytes]]:
     """Every site-wide open-data file as (site path, bytes)."""
     schemas = [(urls.api_schema(kind),
-                api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api.KINDS]
-    return [*schemas, (urls.api_changelog(), changelog()), (urls.PAIRS_CSV, pairs_csv(results)),
+                api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api_schema.SCHEMAS]
+    return [*schemas, (urls.api_changelog(), changelog()),
+            (urls.FINDER_JSON, api.dumps(finder.finder_document(results, api.SCHEMA_VERSION))), (urls.PAIRS_CSV, pairs_csv(results)),
             (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(results, base_url))]

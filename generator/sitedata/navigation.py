@@ -3,12 +3,16 @@ comparison page sets side by side and a showcase of popular pairs. Pure function
 
 from __future__ import annotations
 
+from datetime import date
+
 from ..catalog.schema import Catalog
-from .policy import RANK, PairResult, Pick
+from ..estimate import fidelity
+from .policy import RANK, Offers, PairResult, Pick
 
 RELATED_SHOWN = 12
 COMPARED_MIN, COMPARED_MAX = 2, 4  # GPUs on a comparison page
 Pairs = dict[tuple[str, str], PairResult]
+GIB = 2**30
 
 
 def gpus_by_memory(catalog: Catalog) -> list[str]:
@@ -62,12 +66,38 @@ def compared_with(catalog: Catalog, compared: dict[str, list[str]]) -> dict[str,
     return found
 
 
-def popular_pairs(catalog: Catalog, pairs: Pairs) -> list[tuple[str, str]]:
-    """A stable showcase: the smallest-memory GPU each model fits on with margin, for up to 12 models by size."""
+# Example pairs: hardware a visitor recognises, each with the largest model it runs well. Consumer cards by memory
+# tier (each tier holds the cards above the previous tier's size, up to its own), a Mac and a datacenter GPU.
+CONSUMER_TIERS_GIB = (8, 12, 16, 24, 32)
+MAC_GIB = 64
+
+
+def example_hardware(catalog: Catalog, offers: Offers) -> list[str]:
+    """The example GPUs: per consumer memory tier the card the most cloud offers list (how widely a card is rented,
+    a proxy for how widely it is owned), the newest Mac with MAC_GIB of memory and the datacenter GPU the most cloud
+    offers list; ties go to the newest, then the higher bandwidth, then the id."""
+    gpus = catalog.gpus.values()
+
+    def best(candidates: list) -> str | None:
+        return max(candidates, key=lambda g: (len(offers[g.id]), g.launch_date or date.min, g.bandwidth_gb_per_s,
+                                              g.id)).id if candidates else None
+
+    picked, low = [], 0
+    for tier in CONSUMER_TIERS_GIB:
+        picked.append(best([g for g in gpus if g.segment == "consumer" and low < g.memory_bytes <= tier * GIB]))
+        low = tier * GIB
+    picked.append(best([g for g in gpus if g.vendor == "apple" and g.memory_bytes == MAC_GIB * GIB]))
+    picked.append(best([g for g in gpus if g.segment == "datacenter"]))
+    return [g for g in picked if g]
+
+
+def popular_pairs(catalog: Catalog, pairs: Pairs, native: dict[str, str], offers: Offers) -> list[tuple[str, str]]:
+    """Example pairs: on each example GPU (``example_hardware``), the model with the most parameters whose
+    recommended setup fits with margin at or above the quality floor (``native``: each model's released format)."""
     shown = []
-    models = sorted(catalog.models, key=lambda m: (catalog.models[m].total_params, m))
-    for model_id in models[:: max(1, len(models) // 12)][:12]:
-        fitting = [g for g in catalog.gpus if pairs[(model_id, g)].estimate.verdict == "fits"]
-        if fitting:
-            shown.append((model_id, min(fitting, key=lambda g: (catalog.gpus[g].memory_bytes, g))))
+    for gpu_id in example_hardware(catalog, offers):
+        running = [m for m in catalog.models if pairs[(m, gpu_id)].estimate.verdict == "fits"
+                   and fidelity.at_floor(pairs[(m, gpu_id)].quant, native[m])]
+        if running:
+            shown.append((max(running, key=lambda m: (catalog.models[m].total_params, m)), gpu_id))
     return shown

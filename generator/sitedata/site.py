@@ -57,7 +57,8 @@ class SiteData:
             similar_gpus=navigation.similar(by_memory), similar_models=navigation.similar(by_size),
             compared_with=navigation.compared_with(catalog, compared),
             _fitting_by_gpu=navigation.fitting_by_gpu(catalog, by_size, pairs),
-            _popular=navigation.popular_pairs(catalog, pairs),
+            _popular=navigation.popular_pairs(catalog, pairs, {m: s.native_format for m, s in computed.models.items()},
+                                              offers),
             _recommendations=recommendations, _compared=compared,
             _best_gpu={(m, q): policy.best_gpu(catalog, computed.fitting_gpus(m, q))
                        for m, spec in computed.models.items() for q in matrix_quants(spec)},
@@ -180,7 +181,7 @@ class SiteData:
         return self._fitting_by_gpu[gpu_id][:count]
 
     def popular_pairs(self) -> list[tuple[str, str]]:
-        """A stable showcase: the smallest-memory GPU each model fits on with margin, for up to 12 models by size."""
+        """Example pairs: recognisable GPUs, each with the largest model it runs well (``navigation.popular_pairs``)."""
         return self._popular
 
     def reference_device(self) -> DeviceSpec:

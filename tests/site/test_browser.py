@@ -76,8 +76,10 @@ def test_index_search_filters_the_lists(browser, server):
     page.fill("#search", "llama")
     visible = page.locator("li[data-name]:visible")
     assert visible.count() == 1 and "Llama" in visible.first.inner_text()
+    assert page.locator("details.group[open]").count() == 1  # the group holding the match opens
     page.fill("#search", "")
-    assert page.locator("li[data-name]:visible").count() == 5
+    assert page.locator("li[data-name]:not([hidden])").count() == 5  # every row back, in closed groups
+    assert page.locator("details.group[open]").count() == 0 and page.locator("details.group:visible").count() == 5
     assert errors == []
 
 

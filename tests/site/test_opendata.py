@@ -150,9 +150,9 @@ def test_every_document_validates_against_its_published_schema(fixture_site: Pat
         jsonschema.Draft202012Validator.check_schema(schema)
         schemas[path.name.split(".")[0]] = jsonschema.Draft202012Validator(
             schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    assert sorted(schemas) == ["gpu", "index", "model", "pair"]
+    assert sorted(schemas) == ["finder", "gpu", "index", "model", "pair"]
     documents = _documents(fixture_site)
-    assert len(documents) == 1 + len(MODELS) + len(GPUS) + len(MODELS) * len(GPUS)
+    assert len(documents) == 2 + len(MODELS) + len(GPUS) + len(MODELS) * len(GPUS)  # index and finder, then subjects
     for path in documents:
         doc = json.loads(path.read_text(encoding="utf-8"))
         errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in schemas[doc["kind"]].iter_errors(doc)]

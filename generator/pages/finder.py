@@ -1,0 +1,112 @@
+"""The home page's finder data (``api/v1/finder.json``): per GPU the models whose recommended setup is at or above
+the quality floor and runs, with the pair pages' figures; per model its recommended GPUs and cheapest serving
+setups, as the model page shows them; and the memory figures a visitor's own VRAM and RAM are compared with.
+
+Every figure is read from the site data the pages render (never recomputed). Rows are arrays (their columns are
+named in the document) to keep the file small enough for a phone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import urls
+from ..estimate import fidelity, fit
+from ..sitedata import PAGE_CONTEXT_TOKENS, Results
+from .i18n import formatter
+from .viewmodels.model import serving_row
+
+_EN = formatter("en")
+VERDICTS = ("fits", "tight", "offload")  # a pair is listed when its recommended setup runs at or above the floor
+GRADES = ("native", "near_lossless", "good")  # at the floor, best first (fidelity.AT_FLOOR)
+RUN_COLUMNS = ("model", "quant", "quality_grade", "verdict", "total_bytes", "decode_tokens_per_s",
+               "max_context_tokens", "host_bytes")
+MEMORY_QUANTS = ("Q4_K_M", "BF16")  # the model page's summary figures: the floor's usual download, full precision
+
+
+def shown_speed(tokens_per_s: float) -> float:
+    """A speed as the pages show it (three significant digits, ``Formatter.sig``), as a number."""
+    return float(_EN.sig(tokens_per_s).replace(",", ""))
+
+
+def gpu_runs(results: Results, gpu_id: str, model_index: dict[str, int], quant_index: dict[str, int]) -> list[list]:
+    """The models listed for one GPU: each pair whose recommended setup runs at or above the quality floor."""
+    rows = []
+    for model_id, index in model_index.items():
+        pick = results.pairs[(model_id, gpu_id)]
+        e, grade = pick.estimate, fidelity.grade(pick.quant, results.models[model_id].native_format)
+        if e.verdict not in VERDICTS or grade not in GRADES:
+            continue
+        rows.append([index, quant_index[pick.quant], GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
+                     shown_speed(e.decode_tokens_per_s), e.max_context_tokens or None,
+                     e.offload.host_bytes if e.offload else 0])
+    return rows
+
+
+def _picks(results: Results, model_id: str, gpu_index: dict[str, int], quant_index: dict[str, int]) -> list[dict]:
+    picks = []
+    for pick in results.recommendations(model_id):
+        if pick.role not in ("fastest", "value", "cloud"):
+            continue
+        pair = results.pairs[(model_id, pick.gpu)]
+        gpu = results.catalog.gpus[pick.gpu]
+        offer = pick.offer
+        picks.append({"role": pick.role, "gpu": gpu_index[pick.gpu], "quant": quant_index[pair.quant],
+                      "decode_tokens_per_s": shown_speed(pair.estimate.decode_tokens_per_s),
+                      "below_floor": pick.below_floor,
+                      "price_usd": None if offer else gpu.price_usd,  # as the model page shows each pick
+                      "price_usd_per_gpu_hour": offer["usd_per_hour"] if offer else None,
+                      "offer": f"{offer['provider']}, {offer['instance']}" if offer else None})
+    return picks
+
+
+def _setups(results: Results, model_id: str, gpu_index: dict[str, int]) -> list[dict]:
+    """The model page's cheapest rentable multi-GPU setups (where no single GPU holds a precision)."""
+    return [{"quant": s["quant"], "gpu": gpu_index[s["multi"]["gpu"].id], "gpu_count": s["multi"]["count"],
+             "price_usd_per_hour": s["multi"]["usd_per_hour"]}
+            for s in results.cheapest_setups(model_id) if s["multi"] and not s["single"]]
+
+
+def _serving(results: Results, model_id: str, gpu_index: dict[str, int]) -> list[dict]:
+    rows = [serving_row(results, choice, model_id, "en") for choice in results.cheapest_serving(model_id)]
+    return [{"precision": r.precision, "gpu": gpu_index[r.gpu.id], "gpu_count": r.gpu_count, "engine": r.engine,
+             "concurrency": r.concurrency, "tokens_per_s_per_user": shown_speed(r.tokens_per_s_per_user),
+             "usd_per_million_output_tokens": r.output_usd_per_mtok, "offer": r.offer_label,
+             "price_usd_per_gpu_hour": r.usd_per_gpu_hour} for r in rows]
+
+
+def finder_document(results: Results, version: str) -> dict[str, Any]:
+    """The finder's data: GPUs with the models that run on them, models with where to run them."""
+    catalog = results.catalog
+    model_ids = sorted(catalog.models, key=lambda m: (catalog.models[m].family, catalog.models[m].total_params, m))
+    gpu_ids = sorted(catalog.gpus, key=lambda g: (catalog.gpus[g].vendor, catalog.gpus[g].memory_bytes, g))
+    model_index = {m: i for i, m in enumerate(model_ids)}
+    gpu_index = {g: i for i, g in enumerate(gpu_ids)}
+    quants = sorted({p.quant for p in results.pairs.values()} | set(MEMORY_QUANTS),
+                    key=lambda q: (fidelity.figures()[q].kld if q in fidelity.figures() else -1.0, q))
+    quant_index = {q: i for i, q in enumerate(quants)}
+    return {
+        "kind": "finder", "schema_version": version, "schema_path": urls.api_schema("finder"),
+        "json_path": urls.FINDER_JSON,
+        "description": ("The home page's finder: for each GPU, the models whose recommended setup (as its pair page "
+                        "shows it) runs at or above the quality floor (graded good or better); for each model, the "
+                        "GPUs and serving setups its model page recommends. Speeds are rounded as the pages show "
+                        "them (three significant digits)."),
+        "context_tokens": PAGE_CONTEXT_TOKENS,
+        "pair_path_template": urls.pair("{language}", "{model}", "{gpu}"),
+        "model_path_template": urls.model("{language}", "{model}"), "gpu_path_template": urls.gpu("{language}", "{gpu}"),
+        "fit_rule": {"tight_fraction": fit.TIGHT_FRACTION, "tight_min_bytes": fit.TIGHT_MIN_BYTES,
+                     "fit_target_bytes": fit.FIT_TARGET_BYTES},
+        "quality_grades": list(GRADES), "verdicts": list(VERDICTS),
+        "quants": quants, "run_columns": list(RUN_COLUMNS),
+        "models": [{"id": m, "name": catalog.models[m].name, "family": catalog.models[m].family,
+                    "total_params": catalog.models[m].total_params,
+                    "memory_bytes": [results.page_context_requirements(m)[q] for q in MEMORY_QUANTS],
+                    "recommended": _picks(results, m, gpu_index, quant_index),
+                    "multi_gpu_setups": _setups(results, m, gpu_index),
+                    "serving": _serving(results, m, gpu_index)} for m in model_ids],
+        "memory_quants": list(MEMORY_QUANTS),
+        "memory_quality_grades": [GRADES.index(fidelity.grade(q)) for q in MEMORY_QUANTS],
+        "gpus": [{"id": g, "name": catalog.gpus[g].name, "vendor": catalog.gpus[g].vendor,
+                  "segment": catalog.gpus[g].segment, "usable_memory_bytes": results.devices[g].usable_memory_bytes,
+                  "runs": gpu_runs(results, g, model_index, quant_index)} for g in gpu_ids],
+    }
