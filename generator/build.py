@@ -319,6 +319,7 @@ def _build(options: BuildOptions) -> BuildReport:
         report.warnings += [f"locales/{status.language}: fuzzy message: {m!r}" for m in status.fuzzy]
         report.warnings += [f"locales/{status.language}: translation left out, its placeholders differ from the "
                             f"message's: {m!r}" for m in status.bad_placeholders]
+        report.warnings += [f"locales/{status.language}: unreadable .po line skipped: {p}" for p in status.syntax]
     _strict(options, report)
     clock.lap("load")
     progress.stage("estimating")
