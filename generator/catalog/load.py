@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -56,8 +57,8 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 def display_path(path: Path, root: Path) -> str:
     """The path as the user should see it: relative to the project when possible."""
-    try:
-        return str(path.resolve().relative_to(root.resolve().parent))
+    try:  # the link's own path, not its target's: a planted link is named as the user sees it
+        return str(Path(os.path.abspath(path)).relative_to(Path(os.path.abspath(root)).parent))
     except ValueError:
         return str(path)
 
