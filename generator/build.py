@@ -7,6 +7,7 @@ import errno
 import fcntl
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -368,6 +369,7 @@ def _build(options: BuildOptions) -> BuildReport:
             pass
 
     resumed = resume(options.out_dir, journal, manifest_applied)
+    shutil.rmtree(SiteWriter.staging_for(options.out_dir), ignore_errors=True)  # a build killed before or after
     owned = Manifest.load(manifest_path)  # what the previous build wrote: the only files a build removes
     if resumed is not None and (not resumed.whole or _file_token(manifest_path) != resumed.token):
         notice(f"{journal}: the interrupted build's record was incomplete: every page is rendered again")
