@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from typing import Any, Literal
 
@@ -229,8 +228,6 @@ def _not_json(value: Any, path: str = "") -> str | None:
                     None)
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > JSON_INTEGER:
         return path  # a number no config.json holds (and the estimator's arithmetic would overflow)
-    if isinstance(value, float) and not math.isfinite(value):
-        return path
     return None if value is None or isinstance(value, (str, int, float, bool)) else path
 
 
