@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -98,11 +99,13 @@ def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
         write_mo(compiled, catalog, use_fuzzy=False)
         mo_path = po_path.with_suffix(".mo")
         try:
-            current = mo_path.read_bytes()
-        except OSError:
+            current = read_input(mo_path, po_path.parents[3], 2 * LOCALE_FILE_BYTES)
+        except UserError:  # none yet, or not a file of ours (a link, a pipe): replaced below, never written through
             current = None
         if current != compiled.getvalue():
-            mo_path.write_bytes(compiled.getvalue())
+            tmp = mo_path.with_name(f".{mo_path.name}.tmp")
+            tmp.write_bytes(compiled.getvalue())
+            os.replace(tmp, mo_path)
         if language != DEFAULT_LANGUAGE:
             untranslated = tuple(str(m.id) for m in messages if str(m.id) not in bad and (
                 not m.string or (isinstance(m.string, tuple) and not all(m.string))))

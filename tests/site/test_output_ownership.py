@@ -153,3 +153,17 @@ def test_a_broken_po_line_is_a_warning_that_strict_fails_on(tmp_path: Path) -> N
     lenient = build_project(project, site)
     assert lenient.returncode == 0 and "1 warnings" in lenient.stdout, lenient.stdout
     assert one_line(lenient.stderr).startswith("warning: locales/de: unreadable .po line skipped: line ")
+
+
+@pytest.mark.parametrize("target", ["victim", "/dev/zero"])
+def test_a_compiled_catalogue_linked_elsewhere_is_replaced_not_written_through(tmp_path: Path, target: str) -> None:
+    project, site, before = built(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    mo = project / "locales" / "de" / "LC_MESSAGES" / "messages.mo"
+    mo.unlink()
+    mo.symlink_to(victim if target == "victim" else target)
+    done = build_project(project, site, "--force")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert victim.read_text() == "keep me" and not mo.is_symlink() and mo.stat().st_size > 0
+    assert tree_digest(site) == before
