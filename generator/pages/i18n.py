@@ -89,7 +89,7 @@ def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
     statuses = []
     for language in LANGUAGES:
         po_path = locales_dir / language / "LC_MESSAGES" / "messages.po"
-        catalog, syntax = read_checked_po(po_path, language, f"locales/{language}/LC_MESSAGES/messages.po")
+        catalog, syntax = read_checked_po(po_path, language, "/".join(po_path.parts[-4:]))  # locales/de/...
         messages = [m for m in catalog if m.id]
         bad = tuple(str(m.id) for m in messages if _placeholders_differ(m))
         for message in messages:
