@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     columns = [*CATEGORIES, *BUDGETS]
     print(" ".join(f"{c:>15}" for c in columns) + "  page")
     for page, figures in results.items():
-        print(" ".join(f"{figures[c]:>15.2f}" if c in CATEGORIES else f"{figures[c]:>15g}" for c in columns) + f"  {page}")
+        cells = [f"{figures[c]:>15.2f}" if c in CATEGORIES else f"{figures[c]:>15g}" for c in columns]
+        print(" ".join(cells) + f"  {page}")
     for failure in failures:
         print(f"FAIL {failure}")
     return 1 if failures else 0
