@@ -7,21 +7,25 @@ import errno
 import fcntl
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .catalog.check import check_catalog
 from .catalog.load import ParsedFiles, load_catalog
-from .errors import Interrupted, Problem, UserError
+from .cachefile import notice
+from .catalog.freshness import newest_price_date
+from .errors import Interrupted, Problem, UsageError, UserError
+from .links import is_safe_href
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
-from .incremental import Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
+from .incremental import GENERATOR_DIR, Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
 from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
@@ -29,6 +33,9 @@ from .pages.write import SiteWriter, resume, stage_file
 from .sitedata import EstimateStore, ModelResults, SiteData
 
 CHUNK_PAGES = 64
+MAX_JOBS = 64  # worker processes at most: beyond this a build gains nothing and a mistyped --jobs forks thousands
+# Folders of a project (and of the generator's own checkout) a site is never written into.
+PROJECT_FOLDERS = ("catalog", "templates", "locales", "generator", "tests", ".git", ".cache", ".venv", "node_modules")
 OPEN_DATA = "open data"  # the subject of the site-wide open-data files
 Reads = tuple[tuple[int, int], list[Read], dict[str, list[int]]]  # a recorder's batch: (its process and number,
 # new reads, each subject's read numbers)
@@ -41,10 +48,11 @@ class BuildOptions:
     project: Path = Path(".")
     out_dir: Path = Path("site")
     base_url: str = "https://vram-atlas.example/"
-    jobs: int = 0  # 0: all cores
+    jobs: int | None = None  # None: all cores (at most MAX_JOBS)
     strict: bool = False
     quiet: bool = False
     force: bool = False  # ignore the previous build's manifest and render every page
+    clean: bool = False  # the output folder ends holding the new site only (else files the build did not write stay)
     prices_as_of: dt.date | None = None  # the date price ages count to (default: the catalogue's newest price date)
 
     def page_options(self) -> tuple:
@@ -235,6 +243,7 @@ def build(options: BuildOptions) -> BuildReport:
     """
     # A build keeps millions of objects alive and makes almost no cycles (290 unreachable objects in 2,000
     # pages), yet each collection rescanned the young survivors: a quarter of an incremental build.
+    options = checked_options(options)
     try:
         with collector_paused(), output_lock(options.out_dir), sigterm_interrupts():
             return _build(options)
@@ -243,6 +252,54 @@ def build(options: BuildOptions) -> BuildReport:
             raise
         where = error.filename if error.filename is not None else options.out_dir
         raise UserError(Problem(str(where), "", f"cannot write: {error.strerror}")) from None
+
+
+def checked_options(options: BuildOptions) -> BuildOptions:
+    """The options, with an output folder named by a path that has a name (``--out .``); a wrong option is a
+    one-line :class:`UsageError`."""
+    if not is_safe_href(options.base_url) or not options.base_url.endswith("/") \
+            or any(mark in options.base_url for mark in "?#"):
+        raise UsageError(Problem("--base-url", "", "must be an https:// URL with a host, the address the site is "
+                                 f"served at (no query or fragment), got {options.base_url[:80]!r}"))
+    if options.jobs is not None and not 1 <= options.jobs <= MAX_JOBS:
+        raise UsageError(Problem("--jobs", "", f"must be between 1 and {MAX_JOBS}, got {options.jobs}"))
+    out_dir = options.out_dir
+    if out_dir.name in ("", ".", ".."):
+        out_dir = Path(os.path.abspath(out_dir))
+    _check_output_place(out_dir, options.project)
+    return replace(options, out_dir=out_dir)
+
+
+def _check_output_place(out_dir: Path, project: Path) -> None:
+    """Refuse an output folder that is, holds or lies inside the project's own folders (or the generator's
+    checkout), or that is the home folder or holds it: a build removes files from its output folder."""
+    out = Path(os.path.realpath(out_dir))
+    roots = {Path(os.path.realpath(project)), GENERATOR_DIR.parent}
+    try:
+        homes = {Path(os.path.realpath(Path.home()))}
+    except (KeyError, RuntimeError):  # no home folder known
+        homes = set()
+    for root in roots | homes:
+        if root.is_relative_to(out):
+            what = "your home folder" if root in homes else "the project"
+            raise UsageError(Problem(str(out_dir), "", f"refusing to build a site into a folder that is or holds {what}"
+                                     " (its files would be overwritten): choose another --out"))
+    for root in roots:
+        for name in PROJECT_FOLDERS:
+            if out.is_relative_to(root / name):
+                raise UsageError(Problem(str(out_dir), "", f"refusing to build a site into the project's own folder "
+                                         f"{name}/: choose another --out"))
+    if out.exists() and not out.is_dir():
+        raise UsageError(Problem(str(out_dir), "", "not a folder: choose another --out"))
+
+
+def _check_owned(out_dir: Path, owned: Manifest, manifest_path: Path, clean: bool) -> None:
+    """A folder holding files that no earlier build recorded as its own is refused, unless ``clean``."""
+    if owned.pages or clean or not out_dir.is_dir() or not any(files for _, _, files in os.walk(out_dir)):
+        return
+    raise UserError(Problem(str(out_dir), "", f"holds files that no build recorded as its own (no {manifest_path}): "
+                            "refusing to overwrite or delete them; choose an empty or new folder, or pass --clean "
+                            "to replace everything in it with the site"))
 
 
 def cache_dir_of(out_dir: Path) -> Path:
@@ -281,6 +338,14 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _file_token(path: Path) -> str:
+    """A digest of a file's bytes ("" when there is none): which manifest a journal's commit installs."""
+    try:
+        return digest(path.read_bytes())
+    except OSError:
+        return ""
+
+
 def _strict(options: BuildOptions, report: BuildReport) -> None:
     """With ``--strict``, a site with a warning is a failure, however many builds ago the warning was found."""
     if options.strict and report.warnings:
@@ -295,13 +360,26 @@ def _build(options: BuildOptions) -> BuildReport:
     manifest_path = cache_dir / f"{options.out_dir.name}.manifest.json"
     next_manifest = manifest_path.with_name(f"{options.out_dir.name}.manifest.next.json")  # saved before a commit
 
-    def manifest_applied() -> None:
-        next_manifest.replace(manifest_path)
+    journal = cache_dir / f"{options.out_dir.name}.journal.json"
 
-    resume(options.out_dir, cache_dir / f"{options.out_dir.name}.journal.json", manifest_applied)
+    def manifest_applied() -> None:
+        try:
+            next_manifest.replace(manifest_path)
+        except FileNotFoundError:  # a killed build had moved it already (or someone removed it: see below)
+            pass
+
+    resumed = resume(options.out_dir, journal, manifest_applied)
+    shutil.rmtree(SiteWriter.staging_for(options.out_dir), ignore_errors=True)  # a build killed before or after
+    owned = Manifest.load(manifest_path)  # what the previous build wrote: the only files a build removes
+    if resumed is not None and (not resumed.whole or _file_token(manifest_path) != resumed.token):
+        notice(f"{journal}: the interrupted build's record was incomplete: every page is rendered again")
+        owned.inputs = owned.code = ""
+        if owned.pages:
+            owned.save(manifest_path)
+    _check_owned(options.out_dir, owned, manifest_path, options.clean)
     code = digest(code_digest(options.project), options.page_options())
     inputs = digest(inputs_digest(options.project, code), options.prices_as_of) if options.catalog_dir.is_dir() else ""
-    manifest = Manifest() if options.force else Manifest.load(manifest_path)
+    manifest = Manifest() if options.force or options.clean else owned
     if inputs and manifest.inputs == inputs and manifest.site_intact(options.out_dir):
         report.pages = sum(1 for name in manifest.pages.values() if name and name != OPEN_DATA)
         report.unchanged = len(manifest.pages)
@@ -314,17 +392,22 @@ def _build(options: BuildOptions) -> BuildReport:
     parsed = ParsedFiles(cache_dir / f"{options.out_dir.name}.catalog.pickle")
     catalog = check_catalog(load_catalog(options.catalog_dir, parsed), options.catalog_dir)
     parsed.save()
+    newest_price = newest_price_date(catalog)
+    if options.prices_as_of is not None and newest_price is not None and options.prices_as_of < newest_price:
+        raise UsageError(Problem("--prices-as-of", "", f"{options.prices_as_of} is before the catalogue's newest "
+                                 f"cloud price ({newest_price}): price ages would be negative"))
     for status in compile_locales(options.locales_dir):
         report.warnings += [f"locales/{status.language}: untranslated message: {m!r}" for m in status.untranslated]
         report.warnings += [f"locales/{status.language}: fuzzy message: {m!r}" for m in status.fuzzy]
         report.warnings += [f"locales/{status.language}: translation left out, its placeholders differ from the "
                             f"message's: {m!r}" for m in status.bad_placeholders]
+        report.warnings += [f"locales/{status.language}: unreadable .po line skipped: {p}" for p in status.syntax]
     _strict(options, report)
     clock.lap("load")
     progress.stage("estimating")
     computed = ModelResults(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
                                                    store_version(ModelResults.__module__)))
-    jobs = options.jobs or os.cpu_count() or 1
+    jobs = options.jobs or min(os.cpu_count() or 1, MAX_JOBS)
     renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
     estimate_pages(computed, jobs, meanwhile=renderer.load_templates)
     site = SiteData(catalog, prices_as_of=options.prices_as_of, computed=computed)  # frozen: workers inherit it
@@ -396,8 +479,8 @@ def _build(options: BuildOptions) -> BuildReport:
         new_manifest = Manifest(inputs, files, site_digest, report.warnings, code, reads, subjects)
         new_manifest.pages.update({path: "" for path in writer.report.paths if path not in new_manifest.pages})
         new_manifest.save(next_manifest)
-        written = writer.commit(set(manifest.pages) if manifest.pages else None,
-                                cache_dir / f"{options.out_dir.name}.journal.json", manifest_applied)
+        written = writer.commit(set(owned.pages), journal, manifest_applied, clean=options.clean,
+                                token=_file_token(next_manifest))
     except BaseException:
         if chunks is not None:
             chunks.close()  # stops the render workers first: none may write into the staging folder after this

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from . import __version__
 from .cachefile import CorruptCache, discard
+from .inputfile import CATALOG_FILE_BYTES, LOCALE_FILE_BYTES, TEMPLATE_FILE_BYTES, read_input
 from .pages.write import inside
 
 GENERATOR_DIR = Path(__file__).resolve().parent
@@ -32,20 +33,28 @@ def digest(*parts: Any) -> str:
     return h.hexdigest()[:20]
 
 
-def files_digest(paths: Iterable[Path], root: Path) -> str:
-    """Digest of file names (relative to ``root``) and contents."""
+def files_digest(paths: Iterable[Path], root: Path, limit: int = TEMPLATE_FILE_BYTES) -> str:
+    """Digest of file names (relative to ``root``) and contents, read as the loaders read them (:func:`read_input`:
+    regular files of at most ``limit`` bytes inside ``root``; anything else is a one-line error)."""
     h = hashlib.sha256()
     for path in sorted(paths):
-        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        shown = str(path.relative_to(root))
+        h.update(shown.encode() + b"\0" + read_input(path, root, limit, shown) + b"\0")
     return h.hexdigest()[:20]
+
+
+def _input_files(folder: Path, pattern: str) -> list[Path]:
+    """The entries under ``folder`` matching ``pattern`` that are not plain folders: a link, pipe or device among
+    them is refused by :func:`read_input` rather than skipped."""
+    return [p for p in folder.rglob(pattern) if p.is_symlink() or not p.is_dir()]
 
 
 def code_digest(project: Path) -> str:
     """The generator's code and data, the templates and the locales: a change here rebuilds every page."""
     generator_files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts]
     return digest(__version__, library_versions(), files_digest(generator_files, GENERATOR_DIR),
-                  files_digest([p for p in (project / "templates").rglob("*") if p.is_file()], project),
-                  files_digest(list((project / "locales").rglob("*.po")), project))
+                  files_digest(_input_files(project / "templates", "*"), project),
+                  files_digest(_input_files(project / "locales", "*.po"), project, LOCALE_FILE_BYTES))
 
 
 @cache
@@ -119,7 +128,8 @@ def _module_path(module: str, package_dir: Path) -> Path | None:
 
 def inputs_digest(project: Path, code: str) -> str:
     """Everything a build reads: code plus every catalogue file."""
-    return digest(code, files_digest(list((project / "catalog").rglob("*.yaml")), project))
+    catalogue = list((project / "catalog").rglob("*.yaml"))  # a folder named x.yaml too: the loader refuses it
+    return digest(code, files_digest(catalogue, project, CATALOG_FILE_BYTES))
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..cachefile import CorruptCache, discard, load_pickle
 from ..errors import Problem, UserError
+from ..inputfile import CATALOG_FILE_BYTES, read_input
 from .schema import Catalog, CloudProvider, Gpu, Model
 
 T = TypeVar("T", bound=BaseModel)
@@ -55,8 +57,8 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 def display_path(path: Path, root: Path) -> str:
     """The path as the user should see it: relative to the project when possible."""
-    try:
-        return str(path.resolve().relative_to(root.resolve().parent))
+    try:  # the link's own path, not its target's: a planted link is named as the user sees it
+        return str(Path(os.path.abspath(path)).relative_to(Path(os.path.abspath(root)).parent))
     except ValueError:
         return str(path)
 
@@ -90,23 +92,10 @@ def validation_problems(error: ValidationError, path: str) -> list[Problem]:
     return problems
 
 
-def read_yaml(path: Path, shown: str) -> Any:
-    """Parse one YAML file, turning syntax errors into a :class:`Problem`."""
-    return _parse_yaml(_read_bytes(path, shown), shown)
-
-
-MAX_FILE_BYTES = 1 << 20  # the largest catalogue file is 13 kB
-
-
-def _read_bytes(path: Path, shown: str) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise UserError(Problem(shown, "", f"cannot read: {error}")) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise UserError(Problem(shown, "", f"file too large: a catalogue file has at most {MAX_FILE_BYTES:,} bytes"))
-    return raw
+def read_yaml(path: Path, shown: str, project: Path | None = None) -> Any:
+    """Parse one YAML file (a link may lead anywhere inside ``project``, default: the file's folder), turning every
+    kind of failure into a :class:`Problem`."""
+    return _parse_yaml(read_input(path, project or path.parent, CATALOG_FILE_BYTES, shown), shown)
 
 
 def _parse_yaml(raw: bytes, shown: str) -> Any:
@@ -118,7 +107,12 @@ def _parse_yaml(raw: bytes, shown: str) -> Any:
         reason = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise UserError(Problem(shown, where, f"invalid YAML: {reason}")) from None
     except UnicodeDecodeError as error:
-        raise UserError(Problem(shown, "", f"cannot read: {error}")) from None
+        raise UserError(Problem(shown, "", f"cannot read: not UTF-8 text (byte {error.start:,})")) from None
+    except (ValueError, OverflowError, RecursionError, MemoryError) as error:
+        # PyYAML builds values with int(), float() and date(): an integer of more than 4,300 digits, a 30th of
+        # February or nesting deeper than Python's stack raise these, not YAMLError
+        reason = str(error).split(";")[0].splitlines()[0] if str(error) else type(error).__name__
+        raise UserError(Problem(shown, "", f"invalid value: {_short(reason, 100)}")) from None
 
 
 class ParsedFiles:
@@ -137,9 +131,9 @@ class ParsedFiles:
             except CorruptCache as error:
                 discard(path, str(error))
 
-    def read(self, path: Path, shown: str) -> Any:
+    def read(self, path: Path, shown: str, project: Path | None = None) -> Any:
         """What :func:`read_yaml` gives for this file, from the earlier parse of the same bytes when there is one."""
-        raw = _read_bytes(path, shown)
+        raw = read_input(path, project or path.parent, CATALOG_FILE_BYTES, shown)
         key = hashlib.sha256(raw).digest()
         data = self._earlier[key] if key in self._earlier else _parse_yaml(raw, shown)
         self._now[key] = data
@@ -162,13 +156,13 @@ def _valid_parses(data: Any) -> bool:
 
 
 def _load_kind(folder: Path, root: Path, model: type[T], key: Callable[[T], str], problems: list[Problem],
-               read: Callable[[Path, str], Any]) -> dict[str, T]:
+               read: Callable[[Path, str, Path], Any]) -> dict[str, T]:
     entries: dict[str, T] = {}
     origin: dict[str, str] = {}
     for path in sorted(folder.glob("*.yaml")):
         shown = display_path(path, root)
         try:
-            data = read(path, shown)
+            data = read(path, shown, root.parent)
         except UserError as error:
             problems.extend(error.problems)
             continue

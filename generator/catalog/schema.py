@@ -15,6 +15,8 @@ Id = str  # lower-case slug, validated by ``Entry``
 ID_PATTERN = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
 # An id names a folder of the site: one ending like a file the site writes (index.html) would collide with it.
 FILE_LIKE_ID = re.compile(r"\.(?:html?|xml|txt|json|css|js|svg|png|ico|webmanifest|gz)$")
+MAX_FILE_SIZE_BYTES = 2**42  # 4 TiB: any published weights (a 2-trillion-parameter model in BF16) and then some
+JSON_INTEGER = 2**53  # the largest integer a config.json (JSON, read as doubles by most tools) holds exactly
 URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -93,7 +95,7 @@ class Gpu(Entry):
     aliases: list[str] = []
     memory_bytes: int = Field(gt=0, le=2**40)
     memory_gb: float | None = Field(default=None, gt=0, le=2_000)  # the size as the vendor states it (decimal GB)
-    usable_memory_bytes: int | None = Field(default=None, gt=0)
+    usable_memory_bytes: int | None = Field(default=None, gt=0, le=2**40)
     unified_memory: bool = False
     memory_type: str
     bandwidth_gb_per_s: float = Field(gt=0, le=20_000)
@@ -127,7 +129,7 @@ class GgufFile(Strict):
     """A published GGUF file (or the sum of its split parts)."""
 
     quant: QuantName
-    size_bytes: int | None = Field(default=None, gt=0, le=2**42)  # left out where no source states it
+    size_bytes: int | None = Field(default=None, gt=0, le=MAX_FILE_SIZE_BYTES)  # left out where no source states it
     file: str | None = None
 
 
@@ -146,7 +148,7 @@ class OllamaTag(Strict):
 
     tag: str = Field(pattern=r"^[\w.-]+:[\w.-]+$")
     quant: QuantName | None = None
-    size_bytes: int | None = Field(default=None, gt=0, le=2**42)
+    size_bytes: int | None = Field(default=None, gt=0, le=MAX_FILE_SIZE_BYTES)
     source_url: HttpsUrl
     read: dt.date
     note: str | None = None  # what was read, when not the library page itself
@@ -157,7 +159,7 @@ class MlxRepo(Strict):
 
     repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
     bits: Literal[3, 4, 5, 6, 8, 16]  # weight bits as the repository's name and config state them (16: bf16/fp16)
-    size_bytes: int | None = Field(default=None, gt=0, le=2**42)
+    size_bytes: int | None = Field(default=None, gt=0, le=MAX_FILE_SIZE_BYTES)
     source_url: HttpsUrl
     read: dt.date
     note: str | None = None
@@ -168,8 +170,8 @@ class Checkpoint(Strict):
 
     repo: str = Field(pattern=r"^[\w.-]+/[\w.-]+$")
     quant: QuantName
-    size_bytes: int | None = Field(default=None, gt=0)
-    source_url: str
+    size_bytes: int | None = Field(default=None, gt=0, le=MAX_FILE_SIZE_BYTES)
+    source_url: HttpsUrl
     read: dt.date
     note: str | None = None
 
@@ -187,7 +189,7 @@ class Model(Entry):
     license: str | None = None
     release_date: dt.date | None = None
     total_params: int = Field(gt=0, le=10**13)
-    active_params: int | None = Field(default=None, gt=0)
+    active_params: int | None = Field(default=None, gt=0, le=10**13)
     context_length: int = Field(gt=0, le=2**25)
     config: dict[str, Any]
     config_revision: str | None = None
@@ -225,6 +227,8 @@ def _not_json(value: Any, path: str = "") -> str | None:
     if isinstance(value, list):
         return next((found for i, item in enumerate(value) if (found := _not_json(item, f"{path}.{i}")) is not None),
                     None)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > JSON_INTEGER:
+        return path  # a number no config.json holds (and the estimator's arithmetic would overflow)
     return None if value is None or isinstance(value, (str, int, float, bool)) else path
 
 

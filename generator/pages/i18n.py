@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -12,11 +13,14 @@ from pathlib import Path
 
 from babel import Locale
 from babel.dates import format_date
-from babel.messages.catalog import Message
+from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
+from babel.messages.pofile import PoFileParser
 from babel.support import Translations
 from markupsafe import Markup
+
+from ..errors import Problem, UserError
+from ..inputfile import LOCALE_FILE_BYTES, read_input
 
 LANGUAGES = ("en", "de")
 DEFAULT_LANGUAGE = "en"
@@ -32,6 +36,37 @@ class CatalogueStatus:
     untranslated: tuple[str, ...]
     fuzzy: tuple[str, ...]
     bad_placeholders: tuple[str, ...] = ()
+    syntax: tuple[str, ...] = ()  # what the .po parser could not read ("line 12: ..."), skipped
+
+
+class _CheckedPoParser(PoFileParser):
+    """Babel's .po parser, collecting what it cannot parse instead of printing it (a translation file is data:
+    its problems are the build's warnings, which ``--strict`` fails on)."""
+
+    def __init__(self, catalog: Catalog):
+        super().__init__(catalog, ignore_obsolete=False, abort_invalid=False)
+        self.problems: list[str] = []
+
+    def _invalid_pofile(self, line: str, lineno: int, msg: str) -> None:
+        self.problems.append(f"line {lineno + 1}: {msg}: {line[:60]!r}")
+
+
+def read_checked_po(po_path: Path, language: str, shown: str) -> tuple[Catalog, tuple[str, ...]]:
+    """A ``messages.po`` read through the project's bounded reader: its catalogue and the lines it could not
+    parse. Text that is not UTF-8 is a one-line :class:`UserError`."""
+    raw = read_input(po_path, po_path.parents[3], LOCALE_FILE_BYTES, shown)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise UserError(Problem(shown, f"line {line}", "not UTF-8 text: a .po file must be UTF-8")) from None
+    catalog = Catalog(locale=language, domain="messages", charset="utf-8")
+    parser = _CheckedPoParser(catalog)
+    try:
+        parser.parse(text.splitlines())  # text: a header's charset cannot re-decode it
+    except (ValueError, LookupError) as error:  # a header Babel cannot use (an unknown charset, a bad plural form)
+        raise UserError(Problem(shown, "", f"cannot parse: {str(error).splitlines()[0][:100]}")) from None
+    return catalog, tuple(parser.problems)
 
 
 # A %-format directive: pages fill a message's %(name)s placeholders, so a translation may use only its message's.
@@ -54,8 +89,7 @@ def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
     statuses = []
     for language in LANGUAGES:
         po_path = locales_dir / language / "LC_MESSAGES" / "messages.po"
-        with po_path.open("rb") as handle:
-            catalog = read_po(handle, locale=language)
+        catalog, syntax = read_checked_po(po_path, language, "/".join(po_path.parts[-4:]))  # locales/de/...
         messages = [m for m in catalog if m.id]
         bad = tuple(str(m.id) for m in messages if _placeholders_differ(m))
         for message in messages:
@@ -65,18 +99,20 @@ def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
         write_mo(compiled, catalog, use_fuzzy=False)
         mo_path = po_path.with_suffix(".mo")
         try:
-            current = mo_path.read_bytes()
-        except OSError:
+            current = read_input(mo_path, po_path.parents[3], 2 * LOCALE_FILE_BYTES)
+        except UserError:  # none yet, or not a file of ours (a link, a pipe): replaced below, never written through
             current = None
         if current != compiled.getvalue():
-            mo_path.write_bytes(compiled.getvalue())
+            tmp = mo_path.with_name(f".{mo_path.name}.tmp")
+            tmp.write_bytes(compiled.getvalue())
+            os.replace(tmp, mo_path)
         if language != DEFAULT_LANGUAGE:
             untranslated = tuple(str(m.id) for m in messages if str(m.id) not in bad and (
                 not m.string or (isinstance(m.string, tuple) and not all(m.string))))
             fuzzy = tuple(str(m.id) for m in messages if m.fuzzy)
-            statuses.append(CatalogueStatus(language, untranslated, fuzzy, bad))
-        elif bad:
-            statuses.append(CatalogueStatus(language, (), (), bad))
+            statuses.append(CatalogueStatus(language, untranslated, fuzzy, bad, syntax))
+        elif bad or syntax:
+            statuses.append(CatalogueStatus(language, (), (), bad, syntax))
     return statuses
 
 

@@ -104,25 +104,33 @@ class SiteWriter:
         self.report.unchanged += len(rel_paths)
         return True
 
-    def commit(self, previous_paths: set[str] | None = None, journal: Path | None = None,
-               applied: Callable[[], None] = lambda: None) -> WriteReport:
-        """Apply the build: move staged files in, delete files no page wrote (``previous_paths`` or a walk), then
-        call ``applied`` (the build saves its manifest). SIGINT and SIGTERM wait until this is done; with a
-        ``journal``, what a killed process left half done is completed by :func:`resume` in the next build."""
+    def commit(self, owned: set[str], journal: Path, applied: Callable[[], None] = lambda: None,
+               clean: bool = False, token: str = "") -> WriteReport:
+        """Apply the build: move staged files in, delete the files of ``owned`` (what the previous build wrote, as
+        its manifest lists them) that no page wrote now, then call ``applied`` (the build saves its manifest).
+        Other files in ``out_dir`` are not the generator's and stay, unless ``clean``: then the folder ends holding
+        the new site only. SIGINT and SIGTERM wait until this is done; what a killed process left half done is
+        completed by :func:`resume` in the next build (``token`` goes into the journal for it)."""
         with signals_deferred():
             if not self.out_dir.exists():
+                _save_json(journal, {"staged": [], "removed": [], "rename": True, "token": token})
+                _step("journal saved")
                 os.rename(self.staging, self.out_dir)
+                _step("files moved")
                 applied()
+                _step("manifest saved")
+                journal.unlink()
                 return self.report
-            old = previous_paths if previous_paths is not None else _relative_files(self.out_dir)
+            old = owned | (_relative_files(self.out_dir) if clean else set())
             removed = sorted(path for path in old - self.report.paths if inside(path))
             _check_writable(self.out_dir, [*self._staged, *removed])
-            if journal is not None:
-                _save_json(journal, {"staged": self._staged, "removed": removed})
+            _save_json(journal, {"staged": self._staged, "removed": removed, "token": token})
+            _step("journal saved")
             self.report.removed = _apply(self.out_dir, self.staging, self._staged, removed)
             applied()
-            if journal is not None:
-                journal.unlink()
+            _step("manifest saved")
+            journal.unlink()
+            _step("journal removed")
             shutil.rmtree(self.staging, ignore_errors=True)
         return self.report
 
@@ -131,29 +139,49 @@ class SiteWriter:
         shutil.rmtree(self.staging, ignore_errors=True)
 
 
-def resume(out_dir: Path, journal: Path, applied: Callable[[], None]) -> bool:
-    """Complete a commit that a killed build left half done (see :meth:`SiteWriter.commit`); True if there was one.
-    A journal that names a path outside the site is discarded unapplied."""
+def _step(name: str) -> None:
+    """A point between two steps of a commit (the fault-injection test stops the process at each)."""
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What :func:`resume` found: the interrupted commit's ``token``, and whether everything its journal named
+    was there to complete it (if not, the site may differ from the record the build kept of it)."""
+
+    token: str
+    whole: bool
+
+
+def resume(out_dir: Path, journal: Path, applied: Callable[[], None]) -> Resumed | None:
+    """Complete a commit that a killed build left half done (see :meth:`SiteWriter.commit`); None when there was
+    none. Any state the kill can leave is completed; a journal that cannot be used (unreadable, of the wrong shape,
+    naming a path outside the site) is discarded with a notice, unapplied."""
     try:
         data = json.loads(journal.read_bytes())
     except FileNotFoundError:
-        return False
+        return None
     except (OSError, ValueError):
         data = None
     staging = SiteWriter.staging_for(out_dir)
-    valid = isinstance(data, dict) and all(isinstance(data.get(key), list) for key in ("staged", "removed"))
+    valid = isinstance(data, dict) and all(isinstance(data.get(key), list) for key in ("staged", "removed")) \
+        and isinstance(data.get("token", ""), str)
     paths = [*data["staged"], *data["removed"]] if valid else []
     if not valid or not all(inside(path) for path in paths):
         discard(journal, "not a journal of this site")
         shutil.rmtree(staging, ignore_errors=True)
-        return False
+        return Resumed("", whole=False)
     with signals_deferred():
-        _check_writable(out_dir, paths)
-        _apply(out_dir, staging, [p for p in data["staged"] if (staging / p).is_file()], data["removed"])
+        if data.get("rename") is True and not out_dir.exists() and staging.is_dir():
+            os.rename(staging, out_dir)  # a first build killed before its folder moved into place
+        present = [path for path in data["staged"] if (staging / path).is_file()]
+        lost = [path for path in data["staged"] if path not in present and not (out_dir / path).is_file()]
+        if out_dir.is_dir():
+            _check_writable(out_dir, paths)
+            _apply(out_dir, staging, present, data["removed"])
         applied()
         journal.unlink()
         shutil.rmtree(staging, ignore_errors=True)
-    return True
+    return Resumed(data.get("token", ""), whole=out_dir.is_dir() and not lost)
 
 
 def _apply(out_dir: Path, staging: Path, staged: list[str], removed: list[str]) -> int:
@@ -162,6 +190,8 @@ def _apply(out_dir: Path, staging: Path, staged: list[str], removed: list[str]) 
         target = out_dir / rel_path
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(staging / rel_path, target)
+        _step("a file moved")
+    _step("files moved")
     count = 0
     for rel_path in removed:
         try:
@@ -170,6 +200,8 @@ def _apply(out_dir: Path, staging: Path, staged: list[str], removed: list[str]) 
         except FileNotFoundError:
             continue
         _prune_empty_dirs((out_dir / rel_path).parent, out_dir)
+        _step("a file removed")
+    _step("files removed")
     return count
 
 

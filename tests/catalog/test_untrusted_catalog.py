@@ -4,6 +4,7 @@ ids that collide with the site's own files. Each is one line naming file and fie
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -86,4 +87,57 @@ def test_gpu_id_like_a_site_file_is_refused(catalog: Path) -> None:
 def test_a_catalogue_file_may_not_be_huge(catalog: Path) -> None:
     with (catalog / GPU).open("a", encoding="utf-8") as handle:
         handle.write("notes: '" + "x" * (1 << 20) + "'\n")
-    assert one_problem(catalog) == "catalog/gpus/mi300x.yaml: file too large: a catalogue file has at most 1,048,576 bytes"
+    assert one_problem(catalog) == "catalog/gpus/mi300x.yaml: file too large: at most 1,048,576 bytes"
+
+
+CHECKPOINT = ("checkpoints:\n- repo: neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8\n  quant: FP8\n  size_bytes: {size}\n"
+              "  source_url: {url}\n  read: 2026-11-30\nollama:")
+HUGE = "1000000000000000000000000000000"
+
+
+@pytest.mark.parametrize("file, old, new, expected", [
+    pytest.param(MODEL, "  num_hidden_layers: 32", "  num_hidden_layers: " + "9" * 5000,
+                 "catalog/models/llama-3.1-8b.yaml: invalid value: Exceeds the limit (4300 digits) for integer string "
+                 "conversion: value has 5000 digits", id="integer-of-5000-digits"),
+    pytest.param(MODEL, "read: 2026-11-30\n  files:\n  - {quant: Q8_0", "read: 2026-02-30\n  files:\n  - {quant: Q8_0",
+                 "catalog/models/llama-3.1-8b.yaml: invalid value: day is out of range for month", id="30th-of-february"),
+    pytest.param(MODEL, "{quant: Q8_0, size_bytes: 8540771264,", "{quant: Q8_0, size_bytes: " + HUGE + ",",
+                 "catalog/models/llama-3.1-8b.yaml: gguf.0.files.0.size_bytes: must be less than or equal to "
+                 "4398046511104", id="huge-gguf-size"),
+    pytest.param(MODEL, "  size_bytes: 4920753328", "  size_bytes: " + HUGE,
+                 "catalog/models/llama-3.1-8b.yaml: ollama.0.size_bytes: must be less than or equal to 4398046511104",
+                 id="huge-ollama-size"),
+    pytest.param(MODEL, "ollama:", CHECKPOINT.format(size=HUGE, url="https://huggingface.co/neuralmagic/x"),
+                 "catalog/models/llama-3.1-8b.yaml: checkpoints.0.size_bytes: must be less than or equal to "
+                 "4398046511104", id="huge-checkpoint-size"),
+    pytest.param(MODEL, "ollama:", CHECKPOINT.format(size=8_500_000_000, url="javascript:alert(1)"),
+                 "catalog/models/llama-3.1-8b.yaml: checkpoints.0.source_url: must be an https:// URL",
+                 id="script-checkpoint-url"),
+    pytest.param(MODEL, "  architectures: [LlamaForCausalLM]", "  architectures: [LlamaForCausalLM]\n  x: " + HUGE,
+                 "catalog/models/llama-3.1-8b.yaml: config: must hold JSON data only (as config.json does); not at x",
+                 id="config-integer-beyond-json"),
+])
+def test_a_value_beyond_its_bounds_is_one_line(catalog: Path, file: str, old: str, new: str, expected: str) -> None:
+    """Issue 27: Python's own limits (int() of 4,300+ digits, dates) and sizes no file has are input errors."""
+    edit(catalog / file, old, new)
+    assert one_problem(catalog) == expected
+
+
+@pytest.mark.parametrize("plant, expected", [
+    pytest.param(lambda path: path.mkdir(), "not a regular file (a folder)", id="folder"),
+    pytest.param(lambda path: os.mkfifo(path), "not a regular file (a device, pipe or socket)", id="fifo"),
+    pytest.param(lambda path: path.symlink_to("/dev/zero"), "a link to a file outside the project: refusing to read it",
+                 id="link-to-dev-zero"),
+    pytest.param(lambda path: path.symlink_to("/etc/hostname"),
+                 "a link to a file outside the project: refusing to read it", id="link-outside"),
+])
+def test_an_entry_that_is_not_a_regular_file_is_one_line(catalog: Path, plant, expected: str) -> None:
+    """Issue 27: a device, a pipe or a folder named like an entry could hang the loader or read without end."""
+    plant(catalog / "models" / "planted.yaml")
+    assert one_problem(catalog) == f"catalog/models/planted.yaml: {expected}"
+
+
+def test_a_link_inside_the_project_is_read(catalog: Path) -> None:
+    (catalog / MODEL).rename(catalog / "llama.yaml.txt")
+    (catalog / MODEL).symlink_to("../llama.yaml.txt")
+    assert cli("check", "--catalog", catalog).returncode == 0

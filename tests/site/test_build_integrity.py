@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, build_project
+from tests.conftest import ROOT, build_project, make_project
 from tests.site.hostile import add_gpu_twins, built, clean_build, edit, one_line, read_manifest, tree_digest
 
 GPU = "catalog/gpus/rx-7900-xtx.yaml"
@@ -261,3 +261,103 @@ def test_an_immutable_site_is_one_line_and_left_alone(tmp_path: Path) -> None:
     assert not (tmp_path / ".site.staging").exists()
     assert build_project(project, site).returncode == 0  # nothing half done: the next build simply works
     assert tree_digest(site) == clean_build(project, tmp_path / "clean")
+
+
+# Every point between two steps of a commit (generator/pages/write.py ``_step``), with the occurrence to stop at.
+COMMIT_STEPS = [("journal saved", 1), ("a file moved", 1), ("files moved", 1),
+                ("a file removed", 1), ("files removed", 1), ("manifest saved", 1), ("journal removed", 1)]
+FIRST_BUILD_STEPS = [("journal saved", 1), ("files moved", 1), ("manifest saved", 1)]
+
+
+def _killed_at(step: str, occurrence: int) -> str:
+    """A prelude that ends the build process like kill -9 at the ``occurrence``-th time it reaches ``step``."""
+    return ("import os, generator.pages.write as w\nseen = []\n"
+            "def step(name):\n"
+            f"    seen.append(name)\n    if seen.count({step!r}) == {occurrence} and name == {step!r}:\n"
+            "        os._exit(137)\n"
+            "w._step = step")
+
+
+def _without(digest: dict[str, str], *names: str) -> dict[str, str]:
+    return {path: sha for path, sha in digest.items() if path not in names}
+
+
+@pytest.fixture(scope="module")
+def commit_case(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A built fixture project (with a CNAME the build must keep) and the digest of a clean build after the change
+    the fault-injection test commits: a price edit (files staged) and a model removed (files deleted)."""
+    base = tmp_path_factory.mktemp("commit-case")
+    project, site, _ = built(base)
+    (site / "CNAME").write_text("atlas.example.org\n")
+    changed = tmp_path_factory.mktemp("commit-case-changed")
+    shutil.copytree(project, changed / "project")
+    _change(changed / "project")
+    return base, clean_build(changed / "project", changed / "clean")
+
+
+def _change(project: Path) -> None:
+    _raise_price(project)
+    (project / "catalog" / "models" / "gpt-oss-20b.yaml").unlink()
+
+
+@pytest.mark.parametrize("step, occurrence", COMMIT_STEPS, ids=[f"{s} #{n}" for s, n in COMMIT_STEPS])
+def test_a_build_killed_at_any_step_of_its_commit_is_completed_by_the_next(
+        tmp_path: Path, commit_case: tuple[Path, dict[str, str]], step: str, occurrence: int) -> None:
+    """Issue 27: the next build completes the change whatever the kill left (journal, staged files, next manifest
+    or not), the site then equals a clean build byte for byte, and the file no build wrote stays."""
+    base, expected = commit_case
+    shutil.copytree(base, tmp_path / "case")
+    project, site = tmp_path / "case" / "project", tmp_path / "case" / "site"
+    _change(project)
+    killed = _generator(project, site, prelude=_killed_at(step, occurrence))
+    _, stderr = killed.communicate(timeout=300)
+    assert killed.returncode == 137, stderr  # the build reached this step
+    again = build_project(project, site)
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert _without(tree_digest(site), "CNAME") == expected
+    assert (site / "CNAME").read_text() == "atlas.example.org\n"
+    assert not (site.parent / ".cache" / "site.journal.json").exists()
+    assert not (site.parent / ".site.staging").exists()
+    last = build_project(project, site)
+    assert last.returncode == 0 and " 0 files written" in last.stdout and last.stderr == "", last.stdout + last.stderr
+
+
+@pytest.mark.parametrize("step, occurrence", FIRST_BUILD_STEPS, ids=[s for s, _ in FIRST_BUILD_STEPS])
+def test_a_first_build_killed_at_any_step_of_its_commit_is_completed_by_the_next(
+        tmp_path: Path, step: str, occurrence: int) -> None:
+    project = make_project(tmp_path)
+    site = tmp_path / "site"
+    killed = _generator(project, site, prelude=_killed_at(step, occurrence))
+    _, stderr = killed.communicate(timeout=300)
+    assert killed.returncode == 137, stderr
+    again = build_project(project, site)
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert tree_digest(site) == clean_build(project, tmp_path / "clean")
+    assert not (tmp_path / ".cache" / "site.journal.json").exists()
+
+
+def test_a_journal_without_its_next_manifest_is_completed(tmp_path: Path) -> None:
+    """Issue 27's reproduction: a journal left after the next manifest moved in once stopped every later build."""
+    project, site, before = built(tmp_path)
+    journal = tmp_path / ".cache" / "site.journal.json"
+    journal.write_text('{"staged": ["en/index.html"], "removed": []}')
+    first = build_project(project, site)
+    assert first.returncode == 0, first.stderr
+    assert one_line(first.stderr) == f"notice: {journal}: the interrupted build's record was incomplete: every page " \
+                                     "is rendered again"
+    assert tree_digest(site) == before
+    second = build_project(project, site)
+    assert second.returncode == 0 and second.stderr == "" and " 0 files written" in second.stdout, second.stderr
+
+
+@pytest.mark.parametrize("journal", ["[1, 2]", "not json", '{"staged": ["../x"], "removed": []}'])
+def test_an_unusable_journal_is_discarded_and_the_site_rebuilt(tmp_path: Path, journal: str) -> None:
+    project, site, before = built(tmp_path)
+    path = tmp_path / ".cache" / "site.journal.json"
+    path.write_text(journal)
+    done = build_project(project, site)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"notice: {path}: corrupt cache file discarded: not a journal of this site",
+        f"notice: {path}: the interrupted build's record was incomplete: every page is rendered again"]
+    assert tree_digest(site) == before

@@ -94,7 +94,8 @@ def test_a_translation_with_foreign_placeholders_is_left_out_with_a_warning(tmp_
 
 @pytest.mark.parametrize("where", ["relative", "absolute"])
 def test_a_manifest_path_outside_the_site_is_never_deleted(tmp_path: Path, where: str) -> None:
-    """Paths in .cache/site.manifest.json are untrusted: one outside site/ discards the manifest."""
+    """Paths in .cache/site.manifest.json are untrusted: one outside site/ discards the manifest; the site's files
+    are then no build's record, so the build refuses to touch them until told --clean."""
     import json
 
     project, site, before = built(tmp_path)
@@ -106,8 +107,14 @@ def test_a_manifest_path_outside_the_site_is_never_deleted(tmp_path: Path, where
     manifest["inputs"] = "stale"  # the next build compares pages and deletes what the manifest lists beyond them
     manifest_file.write_text(json.dumps(manifest))
     done = build_project(project, site)
-    assert done.returncode == 0, done.stderr
-    assert one_line(done.stderr) == f"notice: {manifest_file}: corrupt cache file discarded: a path outside the site"
+    assert done.returncode == 1, done.stderr
+    notice, refusal = done.stderr.splitlines()
+    assert notice == f"notice: {manifest_file}: corrupt cache file discarded: a path outside the site"
+    assert refusal.startswith(f"{site}: holds files that no build recorded as its own")
+    assert victim.read_text() == "keep me"
+    assert tree_digest(site) == before
+    clean = build_project(project, site, "--clean")
+    assert clean.returncode == 0 and clean.stderr == "", clean.stderr
     assert victim.read_text() == "keep me"
     assert tree_digest(site) == before
     again = build_project(project, site)
