@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-JOBS ?= 0
+JOBS ?=
 STRICT ?= 0
-BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) --jobs $(JOBS)
+BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) $(if $(JOBS),--jobs $(JOBS),)
 
 .PHONY: build test serve i18n check prices-report accuracy bench bench-scale audit browser node clean golden
 
