@@ -72,7 +72,16 @@ def runs_format(quant: str, device: DeviceSpec, moe: bool) -> bool:
 
 def split_by_support(candidates: list[tuple[str, str]], device: DeviceSpec, moe: bool
                      ) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
-    """(repo, quant) checkpoints vLLM runs on ``device``, in order, and the formats of those it does not."""
+    """(repo, quant) checkpoints vLLM runs on ``device``, in order, and the formats of those its documentation rules
+    out there (not those the catalogue leaves undecided)."""
     runnable = [c for c in candidates if runs_format(c[1], device, moe)]
-    skipped = tuple(dict.fromkeys(q for _, q in candidates if not runs_format(q, device, moe)))
+    skipped = tuple(dict.fromkeys(q for _, q in candidates
+                                  if not runs_format(q, device, moe) and not _undecided(q, device)))
     return runnable, skipped
+
+
+def _undecided(quant: str, device: DeviceSpec) -> bool:
+    """A format left out only because the catalogue lacks the fact that decides it (an FP8 rate on an NVIDIA part of
+    Ampere or newer, which may be Ada or Blackwell): vLLM's documentation does not rule it out, so pages must not
+    say it does."""
+    return quant == "FP8" and device.backend == "cuda" and device.ampere_or_newer and device.fp8_flops is None
