@@ -246,3 +246,24 @@ def test_the_site_gate_follows_the_document_links(fixture_site: Path, tmp_path: 
     (site / API / "gpus" / "mi300x.json").unlink()
     problems = check_site(site, jobs=1)
     assert problems and all("api/v1/gpus/mi300x.json" in p for p in problems), problems
+
+
+def test_every_pair_page_that_shows_a_serving_plan_publishes_it(fixture_site: Path):
+    """Issue 25: the serving plan (setup, curve, operating point, cost) is in the pair document wherever the page
+    shows one, on the fewest GPUs that serve the model (one, where one GPU holds it)."""
+    shown = 0
+    for model in MODELS:
+        for gpu in GPUS:
+            doc = _json(fixture_site, API / "models" / model / f"{gpu}.json")
+            html = (fixture_site / doc["html_paths"]["en"] / "index.html").read_text(encoding="utf-8")
+            serving = doc["serving"]
+            assert ('<section id="serving"' in html) == (serving is not None), (model, gpu)
+            if serving is None:
+                continue
+            shown += 1
+            assert f'data-tp="{serving["tensor_parallel"]}"' in html
+            assert serving["setups"][0]["gpu_count"] == serving["gpu_count"]
+            assert [p["concurrency"] for p in serving["curve"]] == sorted(p["concurrency"] for p in serving["curve"])
+            if (model, gpu) == ("llama-3.1-8b", "mi300x"):  # 8B at FP8 on 192 GB: one GPU, never two
+                assert serving["gpu_count"] == 1 and serving["setups"][1]["gpu_count"] == 2
+    assert shown
