@@ -114,10 +114,10 @@ def _single_request_note(plan: ServingPlan, e: Estimate, quant: str, lang: Lang)
         return None
     fmt = lang.fmt
     return lang._(
-        "One request alone: %(vllm)s tok/s on vLLM, %(llama)s tok/s with llama.cpp (the speed section). Each token "
-        "reads the weights once, %(vw)s per GPU at %(precision)s on vLLM against %(lw)s at %(quant)s with llama.cpp; "
-        "each engine reaches its own calibrated share of the memory bandwidth (vLLM %(eff)s), and vLLM adds a fixed "
-        "%(ms)s ms per step for scheduling and sampling.",
+        "One request alone: %(vllm)s tok/s on vLLM, %(llama)s tok/s with llama.cpp (the speed section). Decoding one "
+        "request is mostly reading weights, and the engines differ in what they read and how fast: %(vw)s per GPU at "
+        "%(precision)s on vLLM against %(lw)s at %(quant)s with llama.cpp, each engine's own calibrated share of the "
+        "memory bandwidth (vLLM %(eff)s), and vLLM's fixed %(ms)s ms per step for scheduling and sampling.",
         vllm=fmt.sig(plan.points[0].tokens_per_s_per_user), llama=fmt.sig(e.decode_tokens_per_s),
         vw=fmt.gib(plan.weights_bytes_per_gpu), precision=plan.precision, lw=fmt.gib(e.weights_bytes), quant=quant,
         eff=fmt.percent(plan.bandwidth_efficiency), ms=fmt.number(plan.step_overhead_s * 1e3, 2))
