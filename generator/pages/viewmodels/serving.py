@@ -155,7 +155,8 @@ def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[Offer
     setups = (_setup_row(plan, offers),) + ((_setup_row(larger, offers),) if larger is not None else ())
     if plan.gpu_count == 1:
         setup_note = lang._("One GPU holds the model with room for the KV cache of a %(ctx)s request, so the setup "
-                            "is one GPU; more GPUs serve more users each only by running more copies.",
+                            "is one GPU; a larger tensor-parallel group is the second row below, with what it gains "
+                            "and costs.",
                             ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, results.catalog.models[key.model].context_length)))
     else:
         setup_note = lang._("%(n)s GPUs are the fewest that hold the weights and the KV cache of a %(ctx)s request "
