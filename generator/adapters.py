@@ -9,7 +9,7 @@ from .catalog.schema import Gpu, Model
 from .estimate.api import ModelSpec, native_format
 from .estimate.architecture import parse_hf_config
 from .estimate.device import (DeviceSpec, Parallel, ampere_or_newer, geforce_rate, is_hbm, pascal_dp4a, pre_ampere,
-                               usable_memory)
+                               pre_turing, usable_memory)
 
 
 def model_spec(model: Model) -> ModelSpec:
@@ -42,6 +42,7 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         ampere_or_newer=ampere_or_newer(gpu.vendor, gpu.launch_date),
         fp32_flops=gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None,
         mmq="dp4a" if pascal_dp4a(gpu.vendor, gpu.launch_date) else "mma",
+        pre_turing=pre_turing(gpu.vendor, gpu.launch_date),
     )
 
 

@@ -51,6 +51,7 @@ class DeviceSpec:
     ampere_or_newer: bool = False  # an NVIDIA part known to be Ampere (SM 8.0) or newer (see ``ampere_or_newer``)
     fp32_flops: float | None = None  # per GPU, non-tensor FP32 (bounds current llama.cpp's quantised matmul)
     mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel: "dp4a" on NVIDIA Pascal (see ``pascal_dp4a``)
+    pre_turing: bool = False  # an NVIDIA part known to be older than Turing (SM below 7.5; see ``pre_turing``)
 
     @property
     def per_gpu_usable_bytes(self) -> int:
@@ -93,6 +94,16 @@ def pascal_dp4a(vendor: str, launch_date: date | None) -> bool:
     runs on dp4a at every batch size (ggml-cuda/mmq.cu ``ggml_cuda_should_use_mmq``: no FP16 MMA). Compute capability
     6.1 is assumed: the catalogue holds no GP100 (6.0) or Maxwell part, which lack dp4a."""
     return vendor == "nvidia" and launch_date is not None and launch_date < VOLTA_LAUNCH
+
+
+TURING_LAUNCH = date(2018, 8, 13)  # Quadro RTX 8000/6000 (TechPowerUp release date), the first Turing (SM 7.5) parts
+
+
+def pre_turing(vendor: str, launch_date: date | None) -> bool:
+    """NVIDIA parts known to be older than Turing (compute capability below 7.5, which current vLLM does not run) by
+    the launch-date rule: every catalogued NVIDIA part launched since 2018-08-13 is Turing or newer, the V100 (7.0)
+    and P40 (6.1) launched before; an unknown launch date (recent datacenter parts) counts as newer."""
+    return vendor == "nvidia" and launch_date is not None and launch_date < TURING_LAUNCH
 
 
 def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:

@@ -219,6 +219,9 @@ class ServingPlan:
     points: tuple[ServingPoint, ...]
     operating: ServingPoint | None
     assumptions: tuple[tuple[str, str], ...]
+    weights_bytes_per_gpu: int = 0  # what each step reads per GPU (all of a dense model's weights at one request)
+    bandwidth_efficiency: float = 0.0  # the engine's fitted share of datasheet bandwidth
+    step_overhead_s: float = 0.0  # the engine's fitted fixed cost per step (scheduling, sampling, launches)
 
 
 def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
@@ -235,17 +238,22 @@ def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]
 
 
 def page_plan(model: api.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str = "vllm",
-              prompt: int = PAGE_PROMPT_TOKENS, output: int = PAGE_OUTPUT_TOKENS) -> ServingPlan | None:
+              prompt: int = PAGE_PROMPT_TOKENS, output: int = PAGE_OUTPUT_TOKENS,
+              min_context: int = 0) -> ServingPlan | None:
     """The fewest GPUs (``devices``: one GPU model at increasing counts) and the first page precision that serve
-    ``model``, with its curve and operating point; None when no count runs it."""
+    ``model`` and hold one request of ``min_context`` tokens in the KV cache (the page's context), with its curve and
+    operating point; None when no count runs it."""
     for device in devices:
         for precision in page_precisions(model, device):
             try:
                 s = setup(model, device, engine, precision, prompt, output)
+                if min_context > prompt + output:
+                    setup(model, device, engine, precision, min_context - output, output)
             except ServingError:
                 continue
             points = serving.sweep(s.work, s.device, s.constants, prompt, output, s.max_concurrency)
             best = serving.operating_point(s.work, s.device, s.constants, prompt, output, s.max_concurrency)
             return ServingPlan(engine, precision, device.count, s.tensor_parallel, s.kv_type, prompt, output,
-                               s.max_concurrency, points, best, s.constants.assumptions())
+                               s.max_concurrency, points, best, s.constants.assumptions(), s.weights_bytes_per_gpu,
+                               s.constants.bandwidth_efficiency, s.constants.step_s)
     return None

@@ -10,6 +10,15 @@ Sources, read 2026-12-01:
   59dc5f185d181041960623e355715e0ad46e967e): the MXFP4 release runs on H100/H200/B200, on Ampere with Marlin's
   MXFP4 MoE kernel, and on AMD MI300X, MI325X, MI355X and Radeon AI PRO R9700 only.
 
+* vLLM docs, "GPU" installation requirements (https://docs.vllm.ai/en/v0.31.0/getting_started/installation/gpu/,
+  read 2026-12-02): NVIDIA "compute capability 7.5 or higher (e.g., T4, RTX20xx, A100, L4, H100, B200)" (earlier
+  releases, e.g. v0.14.0, said 7.0; the pages print commands for current vLLM); AMD "MI200s (gfx90a), MI300 (gfx942),
+  MI350 (gfx950), Radeon RX 7900 series (gfx1100/1101), Radeon RX 9000 series (gfx1200/1201), Ryzen AI MAX / AI 300
+  Series (gfx1151/1150)" (v0.14.0 page). The LLVM targets of the catalogued Radeon cards are those of AMD's ROCm
+  system requirements (rocm.docs.amd.com install-on-windows docs-7.2 and docs-6.0.2 GPU tables: W7900, RX 7900
+  XTX/XT gfx1100, RX 7800 XT gfx1101, R9700 gfx1201, RX 6800 XT / 6900 XT gfx1030, which vLLM does not list) and
+  LLVM's AMDGPUUsage (RX 7900 GRE gfx1100). SGLang's commands follow the same GPUs.
+
 The catalogue has no compute-capability field, so the rule reads sourced GPU facts instead:
 * FP8 W8A8 needs FP8 tensor cores (NVIDIA SM 8.9+, AMD CDNA3+/RDNA4): a GPU qualifies when its FP8 tensor rate is
   catalogued. A GPU whose FP8 rate is not catalogued is undecided and gets no FP8 checkpoint, except a dense model's
@@ -27,16 +36,28 @@ from __future__ import annotations
 from .device import DeviceSpec
 
 SOURCE_URL = "https://docs.vllm.ai/en/latest/features/quantization/supported_hardware.html"
+GPU_SOURCE_URL = "https://docs.vllm.ai/en/v0.31.0/getting_started/installation/gpu/"
 READ = "2026-12-01"
+# Catalogued AMD GPUs of the LLVM targets vLLM's ROCm build lists (gfx90a, gfx942, gfx950, gfx1100/1101,
+# gfx1200/1201, gfx1151); RX 6800 XT / 6900 XT (gfx1030) are not among them.
+VLLM_ROCM = ("mi210", "mi250x", "mi300x", "mi325x", "mi355x", "radeon-pro-w7900", "rx-7800-xt", "rx-7900-gre",
+             "rx-7900-xt", "rx-7900-xtx", "radeon-ai-pro-r9700", "ryzen-ai-max-395-128gb")
 # AMD parts the gpt-oss recipe names for MXFP4 (catalogue ids).
 MXFP4_AMD = ("mi300x", "mi325x", "mi355x", "radeon-ai-pro-r9700")
 VLLM_BACKENDS = ("cuda", "rocm")
 
 
+def runs_on(device: DeviceSpec) -> bool:
+    """Whether current vLLM (and SGLang) run on the GPU at all: CUDA at compute capability 7.5+, the ROCm list."""
+    if device.backend == "cuda":
+        return not device.pre_turing
+    return device.backend == "rocm" and device.id in VLLM_ROCM
+
+
 def runs_format(quant: str, device: DeviceSpec, moe: bool) -> bool:
     """Whether vLLM's kernels load a ``quant`` checkpoint (BF16, FP8, MXFP4, AWQ-INT4) of a model (``moe``: a
     mixture of experts) on ``device`` (see above)."""
-    if device.backend not in VLLM_BACKENDS:
+    if not runs_on(device):
         return False
     if quant == "BF16":
         return True
@@ -51,7 +72,16 @@ def runs_format(quant: str, device: DeviceSpec, moe: bool) -> bool:
 
 def split_by_support(candidates: list[tuple[str, str]], device: DeviceSpec, moe: bool
                      ) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
-    """(repo, quant) checkpoints vLLM runs on ``device``, in order, and the formats of those it does not."""
+    """(repo, quant) checkpoints vLLM runs on ``device``, in order, and the formats of those its documentation rules
+    out there (not those the catalogue leaves undecided)."""
     runnable = [c for c in candidates if runs_format(c[1], device, moe)]
-    skipped = tuple(dict.fromkeys(q for _, q in candidates if not runs_format(q, device, moe)))
+    skipped = tuple(dict.fromkeys(q for _, q in candidates
+                                  if not runs_format(q, device, moe) and not _undecided(q, device)))
     return runnable, skipped
+
+
+def _undecided(quant: str, device: DeviceSpec) -> bool:
+    """A format left out only because the catalogue lacks the fact that decides it (an FP8 rate on an NVIDIA part of
+    Ampere or newer, which may be Ada or Blackwell): vLLM's documentation does not rule it out, so pages must not
+    say it does."""
+    return quant == "FP8" and device.backend == "cuda" and device.ampere_or_newer and device.fp8_flops is None

@@ -20,11 +20,16 @@ from .viewmodels.index import IndexView
 from .viewmodels.model import ModelView, Setup
 from .viewmodels.pair import PairView
 from .viewmodels.parts import AboutGpuPart, AboutModelPart, ArchitecturePart
+from .viewmodels.serving import ServingView
 
-SCHEMA_VERSION = "1.2.0"
+SCHEMA_VERSION = "1.3.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
 # version, a renamed, removed or retyped key a major one.
 CHANGELOG = (
+    ("1.3.0", "2026-12-02", "Pair documents: serving, the vLLM serving plan the page shows (setup on the fewest GPUs, "
+                            "curve, operating point, cost per 1M tokens, and the next larger tensor-parallel group); "
+                            "model and GPU list rows: quality_grade and heavy_loss (held only below the quality "
+                            "floor, ranked after every row above it)."),
     ("1.2.0", "2026-12-02", "finder.json: per GPU the models that run on it at or above the quality floor with their "
                             "pair pages' figures, per model its recommended GPUs and serving setups (the home page's "
                             "finder); index documents: popular_pairs carry quant and quality_grade, and are chosen by "
@@ -83,9 +88,11 @@ def _estimate(e: Estimate) -> dict[str, Any]:
             "batched_tokens_per_s": _speed(e.batched_tokens_per_s, e.runs)}
 
 
-def _summary(gpu_or_model: dict[str, str], quant: str, e: Estimate, pair_json_path: str) -> dict[str, Any]:
+def _summary(gpu_or_model: dict[str, str], quant: str, grade: str, heavy_loss: bool, e: Estimate,
+             pair_json_path: str) -> dict[str, Any]:
     """One row of a model's GPU list or a GPU's model list."""
-    return {**gpu_or_model, "quant": quant, "verdict": e.verdict, "total_bytes": e.total_bytes,
+    return {**gpu_or_model, "quant": quant, "quality_grade": grade, "heavy_loss": heavy_loss, "verdict": e.verdict,
+            "total_bytes": e.total_bytes,
             "decode_tokens_per_s": _speed(e.decode_tokens_per_s, e.runs),
             "max_context_tokens": e.max_context_tokens or None, "pair_json_path": pair_json_path}
 
@@ -116,6 +123,37 @@ def _model_facts(model: Model, about: AboutModelPart, architecture: Architecture
             "kv_cache_f16_bytes_per_1k_tokens": architecture.kv_bytes_per_1k,
             "token_mixers": [{"kind": m.kind, "window_tokens": m.window, "layers": m.layers}
                              for m in architecture.mixers]}
+
+
+def _point(p: Any) -> dict[str, Any]:
+    return {"concurrency": p.concurrency, "output_tokens_per_s_per_gpu": p.output_tokens_per_s_per_gpu,
+            "total_tokens_per_s_per_gpu": p.total_tokens_per_s_per_gpu,
+            "tokens_per_s_per_user": p.tokens_per_s_per_user, "ttft_s": p.ttft_s}
+
+
+def _operating(p: Any) -> dict[str, Any] | None:
+    return None if p is None else {**_point(p), "prefill_share": p.prefill_share}
+
+
+def _serving(s: ServingView | None) -> dict[str, Any] | None:
+    """The serving section's plan: the setup, its curve, operating point and cost, and the larger group beside it."""
+    if s is None:
+        return None
+    plan, cost = s.plan, s.cost
+    return {"engine": plan.engine, "precision": plan.precision, "gpu_count": plan.gpu_count,
+            "tensor_parallel": plan.tensor_parallel, "kv_cache_type": plan.kv_type,
+            "prompt_tokens": plan.prompt_tokens, "output_tokens": plan.output_tokens,
+            "max_concurrency": plan.max_concurrency, "curve": [_point(p) for p in plan.points],
+            "operating_point": _operating(s.operating),
+            "cost": None if cost is None else {
+                "offer": cost.offer_label, "price_usd_per_gpu_hour": cost.usd_per_gpu_hour,
+                "usd_per_million_output_tokens": cost.output_usd_per_mtok,
+                "usd_per_million_input_tokens": cost.input_usd_per_mtok},
+            "setups": [{"gpu_count": r.gpu_count, "tensor_parallel": r.tensor_parallel, "precision": r.precision,
+                        "max_concurrency": r.max_concurrency, "single_request_tokens_per_s": r.single_user_tokens_per_s,
+                        "operating_point": _operating(r.operating), "offer": r.offer_label,
+                        "price_usd_per_gpu_hour": r.usd_per_gpu_hour,
+                        "usd_per_million_output_tokens": r.output_usd_per_mtok} for r in s.setups]}
 
 
 def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
@@ -157,6 +195,7 @@ def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
                       "gradients_optimizer_bytes": f.grads_optimizer_bytes, "activations_bytes": f.est.activations_bytes,
                       "total_bytes": f.est.total_bytes, "verdict": f.verdict, "suggested_gpu": f.suggestion}
                      for f in v.finetune],
+        "serving": _serving(v.serving),
         "commands": [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in v.commands],
         "assumptions": {a.key: a.value for a in v.assumptions},
         "error_band": {"backend": band.backend, "validation": "leave one GPU out",
@@ -196,7 +235,8 @@ def model_document(key: PageKey, v: ModelView) -> dict[str, Any]:
         "finetune": [{"method": f.method, "total_bytes": f.est.total_bytes,
                       "suggested_gpu": f.gpu[1] if f.gpu else None} for f in v.finetune],
         "fits_count": v.fits_count,
-        "gpus": [_summary(_ref("gpu", p.gpu), p.quant, p.estimate, urls.api_pair(model.id, p.gpu.id)) for p in v.pairs],
+        "gpus": [_summary(_ref("gpu", p.gpu), p.quant, p.grade, p.heavy_loss, p.estimate,
+                          urls.api_pair(model.id, p.gpu.id)) for p in v.pairs],
         "sources": _sources(model),
     }
 
@@ -208,7 +248,8 @@ def gpu_document(key: PageKey, v: GpuView) -> dict[str, Any]:
         **_envelope("gpu", key), "id": gpu.id, "name": gpu.name, "title": v.head.title,
         "description": v.head.description, "facts": _gpu_facts(gpu, v.device.usable_memory_bytes, v.about_gpu),
         "fits_count": v.fits_count, "offers": [_offer(o) for o in v.offers],
-        "models": [_summary(_ref("model", r.model), r.quant, r.estimate, urls.api_pair(r.model.id, gpu.id))
+        "models": [_summary(_ref("model", r.model), r.quant, r.grade, r.heavy_loss, r.estimate,
+                            urls.api_pair(r.model.id, gpu.id))
                    for r in v.rows],
         "sources": _sources(gpu),
     }

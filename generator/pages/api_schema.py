@@ -46,8 +46,20 @@ def envelope(kind: str) -> dict[str, dict[str, Any]]:
             "title": STR, "description": STR}
 
 
-SUMMARY = dict(quant=STR, verdict=VERDICT, total_bytes=BYTES, decode_tokens_per_s=SPEED,
-               max_context_tokens=nullable(BYTES), pair_json_path=PATH)
+SUMMARY = dict(quant=STR, quality_grade=GRADE, heavy_loss=BOOL, verdict=VERDICT, total_bytes=BYTES,
+               decode_tokens_per_s=SPEED, max_context_tokens=nullable(BYTES), pair_json_path=PATH)
+POINT = dict(concurrency=INT, output_tokens_per_s_per_gpu=POS, total_tokens_per_s_per_gpu=POS,
+             tokens_per_s_per_user=POS, ttft_s=POS)
+SERVING = nullable(obj(
+    engine=STR, precision=STR, gpu_count=INT, tensor_parallel=INT, kv_cache_type=STR, prompt_tokens=BYTES,
+    output_tokens=BYTES, max_concurrency=INT, curve=array(obj(**POINT)),
+    operating_point=nullable(obj(**POINT, prefill_share=NUM)),
+    cost=nullable(obj(offer=STR, price_usd_per_gpu_hour=POS, usd_per_million_output_tokens=POS,
+                      usd_per_million_input_tokens=POS)),
+    setups=array(obj(gpu_count=INT, tensor_parallel=INT, precision=STR, max_concurrency=INT,
+                     single_request_tokens_per_s=POS, operating_point=nullable(obj(**POINT, prefill_share=NUM)),
+                     offer=nullable(STR), price_usd_per_gpu_hour=nullable(POS),
+                     usd_per_million_output_tokens=nullable(POS)))))
 OFFER = obj(provider=STR, instance=STR, gpu_count=INT, vram_bytes=BYTES, price_usd_per_hour=POS,
             price_usd_per_gpu_hour=POS, price_usd_per_month=POS, billing=STR, tier=STR, checked_date=DATE, url=STR)
 
@@ -73,6 +85,7 @@ PAIR = obj(
     finetune=array(obj(method={"enum": ["qlora", "lora", "full"]}, sequence_length_tokens=BYTES, weights_bytes=BYTES,
                        gradients_optimizer_bytes=BYTES, activations_bytes=BYTES, total_bytes=BYTES, verdict=VERDICT,
                        suggested_gpu=nullable(STR))),
+    serving=SERVING,
     commands=array(obj(engine=STR, text=STR, remark=nullable(STR))),
     assumptions={"type": "object", "additionalProperties": STR},
     error_band=obj(backend=STR, validation=STR, decode_median_abs_error_ratio=NUM, prefill_median_abs_error_ratio=NUM,

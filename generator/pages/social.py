@@ -78,7 +78,7 @@ def _card(kind: str, v: Any, lang: Lang) -> tuple[str, str, list[tuple[str, str]
             (fmt.gib(headline.q4_bytes), _("Q4_K_M, %(context)s context") % {"context": context}),
             (fmt.gib(headline.bf16_bytes), _("BF16, %(context)s context") % {"context": context}),
             (_("%(fit)s of %(n)s") % {"fit": fmt.number(headline.q4_fits), "n": fmt.number(headline.gpus)},
-             _("GPUs it fits on at Q4_K_M")),
+             _("GPUs it fits on at good quality or better")),
         ]
     if kind == "gpu":
         gpu = v.gpu

@@ -13,7 +13,7 @@ from ..estimate import api, finetune, serving_setup, vllm_support
 from ..estimate.api import Estimate, ModelSpec, Request
 from ..estimate.device import DeviceSpec
 from ..estimate.quant import quant_info
-from .policy import SETUP_QUANTS, PairResult, recommend
+from .policy import SETUP_QUANTS, PairResult, holds, recommend
 from .store import EstimateStore, StoreKeys
 from ..estimate import fidelity
 
@@ -89,6 +89,30 @@ def serving_gpus(catalog: Catalog) -> list[str]:
 def rented_gpus(catalog: Catalog) -> list[str]:
     """GPUs with at least one cloud offer, in id order."""
     return sorted({offer.gpu for _, offer in catalog.offers()})
+
+
+def gpu_counts(gpu: Gpu) -> tuple[int, ...]:
+    """How many of ``gpu`` one machine holds for tensor parallel: 1, 2, 4 or 8 where the catalogue names the link
+    between its GPUs (PCIe, NVLink, Infinity Fabric), else one. Separate boxes (Apple, DGX Spark, Ryzen AI Max and
+    other unified-memory machines) never count as one server: tensor parallel across them needs a network and the
+    engine's multi-node mode, which the pages do not describe."""
+    return serving_setup.PAGE_GPU_COUNTS if gpu.interconnect is not None and not gpu.unified_memory else (1,)
+
+
+class MultiGpu(NamedTuple):
+    """A multi-GPU setup of one GPU kind in one machine that holds a model at or above the quality floor."""
+
+    gpu_count: int
+    quant: str
+    total_bytes: int
+    decode_tokens_per_s: float
+
+
+class ServingOptions(NamedTuple):
+    """A pair's serving plan on the fewest GPUs, and the next larger tensor-parallel group (None where none)."""
+
+    plan: serving_setup.ServingPlan | None
+    larger: serving_setup.ServingPlan | None
 
 
 class ModelResults:
@@ -202,37 +226,51 @@ class ModelResults:
     def tensor_parallel_count(self, model_id: str, gpu_id: str, quant: str) -> int:
         """The fewest GPUs (2, 4 or 8, tensor parallel) on which ``quant`` fits with margin, or 0."""
         def fewest() -> int:
-            for count in (2, 4, 8):
+            for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
                 device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
                 if api.on_gpu(self.models[model_id], device, Request(quant=quant, gpu_count=count)) == "fits":
                     return count
             return 0
         return self.from_store(self.keys.tensor_parallel(model_id, gpu_id, quant), fewest)
 
-    def serving(self, model_id: str, gpu_id: str) -> tuple[serving_setup.ServingPlan | None]:
-        """(the pair's vLLM serving plan, or None) on a serving GPU, as a 1-tuple so "does not serve" is stored."""
-        return self.from_store(self.keys.pair(model_id, gpu_id, "serving"), lambda: (self._serving_plan(model_id, gpu_id),))
+    def multi_gpu(self, model_id: str, gpu_id: str) -> tuple[MultiGpu | None]:
+        """Where the pair's recommended setup does not hold the model at or above the quality floor: the fewest GPUs
+        of this kind in one machine (2, 4 or 8, tensor parallel) that hold it at the best such quantization with
+        margin, as a 1-tuple (None: the pick holds it already, or no such machine does)."""
+        def fewest() -> tuple[MultiGpu | None]:
+            model = self.models[model_id]
+            if holds(self.pick(model_id, gpu_id), model.native_format):
+                return (None,)
+            quants = [q for q in preference(model) if fidelity.at_floor(q, model.native_format)]
+            for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
+                device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
+                for quant in quants:
+                    e = api.estimate(model, device, Request(quant=quant, gpu_count=count), limits=False)
+                    if e.verdict == "fits":
+                        return (MultiGpu(count, quant, e.total_bytes, e.decode_tokens_per_s),)
+            return (None,)
+        return self.from_store(self.keys.pair(model_id, gpu_id, "multi-gpu"), fewest)
 
-    def _serving_plan(self, model_id: str, gpu_id: str) -> serving_setup.ServingPlan | None:
-        """The fewest GPUs that serve the model, or twice as many when that serves more tokens per GPU at the
-        operating point (a tight fit leaves little room for KV cache, hence few users)."""
+    def serving(self, model_id: str, gpu_id: str) -> ServingOptions:
+        """(the pair's vLLM serving plan or None, the next larger tensor-parallel group or None) on a serving GPU;
+        stored as a tuple, so "does not serve" is stored too."""
+        return self.from_store(self.keys.pair(model_id, gpu_id, "serving"), lambda: self._serving_options(model_id, gpu_id))
+
+    def _serving_options(self, model_id: str, gpu_id: str) -> ServingOptions:
+        """The fewest GPUs in one machine that serve the model with a request of the pages' context, and twice as many
+        as a second row (what a larger tensor-parallel group gains and costs), where the GPUs connect in one box."""
         gpu, spec = self.catalog.gpus[gpu_id], self.models[model_id]
-        counts = serving_setup.PAGE_GPU_COUNTS
-        plans = []
+        context = min(PAGE_CONTEXT_TOKENS, spec.context_length)
+        counts = gpu_counts(gpu)
         for i, count in enumerate(counts):
-            plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),))
-            if plan is not None:
-                plans.append(plan)
-                if len(plans) == 2 or i + 1 == len(counts):
-                    break
-                nxt = serving_setup.page_plan(spec, (device_spec(gpu, counts[i + 1], "tensor"),))
-                if nxt is not None:
-                    plans.append(nxt)
-                break
-        if not plans:
-            return None
-        return max(plans, key=lambda p: (p.operating.output_tokens_per_s_per_gpu if p.operating else 0.0,
-                                         -p.gpu_count))
+            plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),), min_context=context)
+            if plan is None:
+                continue
+            larger = None
+            if i + 1 < len(counts):
+                larger = serving_setup.page_plan(spec, (device_spec(gpu, counts[i + 1], "tensor"),), min_context=context)
+            return ServingOptions(plan, larger)
+        return ServingOptions(None, None)
 
     def vllm_checkpoints(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
         """(repo, quant) checkpoints vLLM's kernels run on this GPU, best precision first, and the formats they do
@@ -259,7 +297,7 @@ class ModelResults:
         def find() -> tuple[VllmSetup | None]:
             spec, gpu = self.models[model_id], self.catalog.gpus[gpu_id]
             candidates = self.vllm_checkpoints(model_id, gpu_id)[0]
-            for count in (1, 2, 4, 8):
+            for count in gpu_counts(gpu):
                 device = self.devices[gpu_id] if count == 1 else device_spec(gpu, count=count, parallel="tensor")
                 for repo, quant in candidates:
                     request = Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, engine="vllm", gpu_count=count)
@@ -278,6 +316,7 @@ class ModelResults:
             yield keys.pair(model_id, gpu_id, "quants"), lambda gpu_id=gpu_id: self.quant_estimates(model_id, gpu_id)
             yield keys.pair(model_id, gpu_id, "pick"), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
             yield keys.pair(model_id, gpu_id, "sweep"), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "multi-gpu"), lambda gpu_id=gpu_id: self.multi_gpu(model_id, gpu_id)
             if self.devices[gpu_id].backend in vllm_support.VLLM_BACKENDS:
                 yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), lambda gpu_id=gpu_id: self.vllm_checkpoints(model_id, gpu_id)
                 yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._stored_vllm_setup(model_id, gpu_id)

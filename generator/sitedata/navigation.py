@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import date
 
 from ..catalog.schema import Catalog
-from ..estimate import fidelity
-from .policy import RANK, Offers, PairResult, Pick
+from ..estimate.api import native_format
+from .policy import Offers, PairResult, Pick, holds, quality_rank
 
 RELATED_SHOWN = 12
 COMPARED_MIN, COMPARED_MAX = 2, 4  # GPUs on a comparison page
@@ -41,18 +41,24 @@ def similar(ordered: list[str]) -> dict[str, list[str]]:
     return {item: nearest(ordered, item, RELATED_SHOWN) for item in ordered}
 
 
+def natives(catalog: Catalog) -> dict[str, str]:
+    """Each model's released weight format (its quality floor counts its own release as lossless)."""
+    return {m: native_format(model.config) for m, model in catalog.models.items()}
+
+
 def fitting_by_gpu(catalog: Catalog, by_size: list[str], pairs: Pairs) -> dict[str, list[str]]:
-    """For each GPU, the models that fit at 8K context (fits or tight), largest first."""
-    return {g: [m for m in reversed(by_size) if pairs[(m, g)].estimate.verdict in ("fits", "tight")]
-            for g in catalog.gpus}
+    """For each GPU, the models it holds at 8K context at or above the quality floor (``policy.holds``), largest
+    first."""
+    native = natives(catalog)
+    return {g: [m for m in reversed(by_size) if holds(pairs[(m, g)], native[m])] for g in catalog.gpus}
 
 
 def compare_gpus(catalog: Catalog, model_id: str, picks: list[Pick], pairs: Pairs) -> list[str]:
     """The GPUs a model's comparison page sets side by side: its distinct recommended GPUs, topped up to
     COMPARED_MIN with the GPUs its model page ranks first (verdict, then decode speed), at most COMPARED_MAX."""
     chosen = list(dict.fromkeys(pick.gpu for pick in picks))[:COMPARED_MAX]
-    ranked = sorted(catalog.gpus, key=lambda g: (RANK[pairs[(model_id, g)].estimate.verdict],
-                                                 -pairs[(model_id, g)].estimate.decode_tokens_per_s, g))
+    native = native_format(catalog.models[model_id].config)
+    ranked = sorted(catalog.gpus, key=lambda g: (quality_rank(pairs[(model_id, g)], native), g))
     chosen += [g for g in ranked if g not in chosen][:max(0, COMPARED_MIN - len(chosen))]
     return chosen
 
@@ -97,7 +103,7 @@ def popular_pairs(catalog: Catalog, pairs: Pairs, native: dict[str, str], offers
     shown = []
     for gpu_id in example_hardware(catalog, offers):
         running = [m for m in catalog.models if pairs[(m, gpu_id)].estimate.verdict == "fits"
-                   and fidelity.at_floor(pairs[(m, gpu_id)].quant, native[m])]
+                   and holds(pairs[(m, gpu_id)], native[m])]
         if running:
             shown.append((max(running, key=lambda m: (catalog.models[m].total_params, m)), gpu_id))
     return shown

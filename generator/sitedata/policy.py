@@ -43,6 +43,27 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
     return PairResult(quant, estimate)
 
 
+def holds(pick: PairResult, native: str) -> bool:
+    """The one meaning of "fits" in rankings and counts: the pair's recommended setup holds the model fully (fits or
+    tight) at or above the quality floor."""
+    return pick.estimate.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native)
+
+
+def quality_rank(pick: PairResult, native: str) -> tuple[int, int, float]:
+    """Sort key of a ranking, quality first: setups that hold the model at or above the floor, then those below it
+    (heavy loss), then offload, then no fit; within each, fits before tight, then faster first."""
+    runs_fully = pick.estimate.verdict in ("fits", "tight")
+    tier = (0 if fidelity.at_floor(pick.quant, native) else 1) if runs_fully else 2 + (pick.estimate.verdict == "no_fit")
+    return (tier, RANK[pick.estimate.verdict], -pick.estimate.decode_tokens_per_s)
+
+
+def rents(offer_gpu_count: int, count: int) -> bool:
+    """Whether an instance of ``offer_gpu_count`` GPUs carries a setup of ``count`` tensor-parallel GPUs: one machine
+    holds the whole group (single-GPU listings are never summed into a server) and whole replicas fill it, as a
+    provider that sells only nodes rents them."""
+    return offer_gpu_count >= count and offer_gpu_count % count == 0
+
+
 class Pick(NamedTuple):
     """One recommended GPU for a model: its role, the GPU, a cloud offer (cheapest-cloud role) and whether no GPU
     held the model at or above the quality floor, so the pick is below it."""
@@ -143,36 +164,57 @@ def best_gpu(catalog: Catalog, fitting: tuple[str, ...]) -> str | None:
     return min(candidates)[3] if candidates else None
 
 
-def finetune_gpu(catalog: Catalog, devices: dict[str, DeviceSpec], need_bytes: int) -> tuple[str, str] | None:
-    """(gpu id, label) of the cheapest single GPU, or smallest multi-GPU count, that holds ``need_bytes``."""
-    fitting = sorted((g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id) for g in catalog.gpus.values()
+FINETUNE_BACKENDS = ("cuda", "rocm")  # PyTorch training stacks (PEFT, TRL, Axolotl, Unsloth) run on these
+MLX_METHODS = ("qlora", "lora")  # Apple: adapters with MLX (mlx-lm's LoRA/QLoRA), not full fine-tuning
+
+
+def finetune_gpu(catalog: Catalog, devices: dict[str, DeviceSpec], need_bytes: int, method: str,
+                 counts: Callable[[str], tuple[int, ...]]) -> tuple[str, str] | None:
+    """(gpu id, label) of the cheapest single GPU people fine-tune on that holds ``need_bytes`` (a CUDA or ROCm card,
+    not an APU; an Apple machine only for LoRA/QLoRA, labelled as MLX), else of the cheapest multi-GPU server of
+    connected GPUs (``counts(gpu)``: the counts one machine holds) that does; None when eight do not."""
+    def trains(g) -> bool:
+        if g.vendor == "apple":
+            return method in MLX_METHODS
+        return not g.unified_memory and bool(set(FINETUNE_BACKENDS) & set(g.backends))
+
+    candidates = [g for g in catalog.gpus.values() if trains(g)]
+    fitting = sorted((g.price_usd is None, g.price_usd or 0.0, g.memory_bytes, g.id) for g in candidates
                      if devices[g.id].usable_memory_bytes >= need_bytes)
     if fitting:
-        gpu_id = fitting[0][3]
-        return (gpu_id, catalog.gpus[gpu_id].name)
-    gpu = max(catalog.gpus.values(), key=lambda g: (devices[g.id].usable_memory_bytes, g.id))
-    count = -(-need_bytes // devices[gpu.id].usable_memory_bytes)
-    return (gpu.id, f"{count}× {gpu.name}") if count <= 8 else None
+        gpu = catalog.gpus[fitting[0][3]]
+        return (gpu.id, f"{gpu.name} (MLX)" if gpu.vendor == "apple" else gpu.name)
+    servers = []
+    for g in candidates:
+        count = next((n for n in counts(g.id) if n * devices[g.id].usable_memory_bytes >= need_bytes), 0)
+        if count > 1:
+            servers.append((g.price_usd is None, (g.price_usd or 0.0) * count, count, g.id))
+    if not servers:
+        return None
+    _, _, count, gpu_id = min(servers)
+    return (gpu_id, f"{count}× {catalog.gpus[gpu_id].name}")
 
 
 def cheapest_setups(catalog: Catalog, offers: Offers, fits: Callable[[str, str], bool],
                     gpu_count: Callable[[str, str], int]) -> list[dict]:
     """Per precision at 8K context: the cheapest rentable single GPU and multi-GPU setup that fit, per month
-    (``fits(gpu, quant)``: with margin on one GPU; ``gpu_count(gpu, quant)``: the fewest for tensor parallel, or 0)."""
+    (``fits(gpu, quant)``: with margin on one GPU; ``gpu_count(gpu, quant)``: the fewest for tensor parallel in one
+    machine, or 0). A multi-GPU setup is the whole instance that holds it, priced as the provider rents it."""
     setups = []
     for quant in SETUP_QUANTS:
         single, multi = None, None
         for gpu_id, listed in offers.items():
             if not listed:
                 continue
-            per_gpu = min(o.price_usd_per_hour / o.gpu_count for _, o in listed)
             if fits(gpu_id, quant):
-                candidate = (per_gpu, gpu_id, 1)
+                candidate = (min(o.price_usd_per_hour / o.gpu_count for _, o in listed), gpu_id, 1)
                 single = min(single, candidate) if single else candidate
                 continue
             count = gpu_count(gpu_id, quant)
-            if count:
-                candidate = (per_gpu * count, gpu_id, count)
+            nodes = [o for _, o in listed if rents(o.gpu_count, count)] if count else []
+            if nodes:  # the whole instance, as rented: an 8-GPU node sold whole costs all eight
+                node = min(nodes, key=lambda o: (o.price_usd_per_hour, o.gpu_count))
+                candidate = (node.price_usd_per_hour, gpu_id, node.gpu_count)
                 multi = min(multi, candidate) if multi else candidate
         setups.append({"quant": quant, "single": _setup(catalog, single), "multi": _setup(catalog, multi)})
     return setups
@@ -188,11 +230,14 @@ def _setup(catalog: Catalog, pick: tuple[float, str, int] | None) -> dict | None
 
 def cheapest_serving(plans: dict[str, serving_setup.ServingPlan | None], offers: Offers) -> list[ServingChoice]:
     """Per precision the pair pages serve a model at, the listed cloud setup with the lowest cost per 1M output
-    tokens at its operating point (``plans``: by serving GPU, in id order)."""
+    tokens at its operating point (``plans``: by serving GPU, in id order), on an instance that holds the plan's
+    GPUs (filled with replicas of it)."""
     best: dict[str, ServingChoice] = {}
     for gpu_id, plan in plans.items():
-        listed = offers[gpu_id]
-        if plan is None or plan.operating is None or not listed:
+        if plan is None or plan.operating is None:
+            continue
+        listed = [(p, o) for p, o in offers[gpu_id] if rents(o.gpu_count, plan.gpu_count)]
+        if not listed:
             continue
         provider, offer = listed[0]  # cheapest per GPU-hour first, as the pair page prices it
         per_gpu = offer.price_usd_per_hour / offer.gpu_count

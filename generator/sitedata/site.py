@@ -15,7 +15,8 @@ from ..estimate.kvcache import kv_cache_bytes, kv_layout
 from ..estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
 from ..incremental import digest
 from . import methodology, navigation, policy
-from .compute import FINETUNE_METHODS, ContextSweep, ModelResults, VllmSetup, matrix_quants
+from .compute import (FINETUNE_METHODS, ContextSweep, ModelResults, MultiGpu, ServingOptions, VllmSetup, gpu_counts,
+                      matrix_quants)
 from .policy import PairResult, Pick, ServingChoice
 from .store import EstimateStore
 
@@ -62,7 +63,9 @@ class SiteData:
             _recommendations=recommendations, _compared=compared,
             _best_gpu={(m, q): policy.best_gpu(catalog, computed.fitting_gpus(m, q))
                        for m, spec in computed.models.items() for q in matrix_quants(spec)},
-            _finetune_gpu={(m, method): policy.finetune_gpu(catalog, computed.devices, computed.finetune(m, method).total_bytes)
+            _finetune_gpu={(m, method): policy.finetune_gpu(catalog, computed.devices,
+                                                            computed.finetune(m, method).total_bytes, method,
+                                                            lambda g: gpu_counts(gpus[g]))
                            for m in computed.models for method in FINETUNE_METHODS},
             _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(computed, m),
                                                lambda g, q, m=m: computed.tensor_parallel_count(m, g, q))
@@ -102,11 +105,17 @@ class SiteData:
         """Memory of the pair's recommended quant from 4K to the model's maximum context."""
         return self._stored(self._keys.pair(model_id, gpu_id, "sweep"))
 
-    def serving(self, model_id: str, gpu_id: str) -> tuple[serving_setup.ServingPlan | None]:
-        """(the pair's vLLM serving plan, or None): None on GPUs whose pages show no batched serving."""
+    def serving(self, model_id: str, gpu_id: str) -> ServingOptions:
+        """(the pair's vLLM serving plan on the fewest GPUs, the next larger tensor-parallel group), each or None:
+        both None on GPUs whose pages show no batched serving."""
         if gpu_id not in self._serving_gpus:
-            return (None,)
+            return ServingOptions(None, None)
         return self._stored(self._keys.pair(model_id, gpu_id, "serving"))
+
+    def multi_gpu(self, model_id: str, gpu_id: str) -> MultiGpu | None:
+        """The fewest GPUs of this kind in one machine that hold the model at or above the quality floor, where one
+        does not (else None)."""
+        return self._stored(self._keys.pair(model_id, gpu_id, "multi-gpu"))[0]
 
     def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
         """The checkpoint vLLM serves for this pair on the fewest GPUs (1, 2, 4 or 8), or None."""
@@ -257,7 +266,7 @@ def _model_and(other: Input) -> Callable[..., tuple[Input, ...]]:
 # Stored lookups (methods, and tables by key) and the inputs their store key digests.
 _STORED_INPUTS: dict[str, Callable[..., tuple[Input, ...]]] = {
     "pairs": _pair, "pick": _pair, "quant_estimate": _pair, "context_sweep": _pair, "vllm_setup": _pair,
-    "vllm_checkpoints": _pair, "tensor_parallel_count": _pair,
+    "vllm_checkpoints": _pair, "tensor_parallel_count": _pair, "multi_gpu": _pair,
     # which GPUs serve follows from their segment too
     "serving": lambda model_id, gpu_id, *_: (("input", "model", model_id), ("input", "gpu", gpu_id)),
     "models": _model, "model_digests": _model, "finetune": _model, "kv_per_1k": _model,

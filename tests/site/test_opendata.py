@@ -92,13 +92,18 @@ def test_pair_documents_carry_the_numbers_their_pages_show(fixture_site: Path, m
             assert _nbsp(fmt.usd(doc["cost"]["usd_per_million_tokens_single"])) in kpis.values()
 
 
+def _quant_cell(row: dict, language: str) -> str:
+    """A list row's format cell: the quant, and its grade where the row holds the model only below the floor."""
+    return f"{row['quant']} {GRADE_LABELS[language][row['quality_grade']]}" if row["heavy_loss"] else row["quant"]
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_model_and_gpu_documents_carry_the_numbers_their_pages_show(fixture_site: Path, language: str):
     fmt = formatter(language)
     for model in MODELS:
         doc = _json(fixture_site, API / "models" / f"{model}.json")
         rows = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-gpus")
-        assert [r[:4] for r in rows] == [[g["name"], g["quant"], _nbsp(fmt.gib(g["total_bytes"])),
+        assert [r[:4] for r in rows] == [[g["name"], _quant_cell(g, language), _nbsp(fmt.gib(g["total_bytes"])),
                                           _speed(fmt, g["decode_tokens_per_s"])] for g in doc["gpus"]]
         quality, *requirements = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-req")
         assert quality[1:] == [GRADE_LABELS[language][g["quality_grade"]] for g in doc["quality_grades"]]
@@ -120,7 +125,7 @@ def test_model_and_gpu_documents_carry_the_numbers_their_pages_show(fixture_site
         doc = _json(fixture_site, API / "gpus" / f"{gpu}.json")
         rows = _table_rows(fixture_site / doc["html_paths"][language] / "index.html", "h-models")
         assert [r[:5] for r in rows] == [
-            [m["name"], m["quant"], _nbsp(fmt.gib(m["total_bytes"])), _speed(fmt, m["decode_tokens_per_s"]),
+            [m["name"], _quant_cell(m, language), _nbsp(fmt.gib(m["total_bytes"])), _speed(fmt, m["decode_tokens_per_s"]),
              "—" if m["max_context_tokens"] is None else fmt.number(m["max_context_tokens"])] for m in doc["models"]]
         assert _kpis(fixture_site / doc["html_paths"][language] / "index.html")[
             {"en": "Usable for models", "de": "Nutzbar für Modelle"}[language]] == _nbsp(fmt.gib(doc["facts"]["usable_memory_bytes"]))
@@ -241,3 +246,24 @@ def test_the_site_gate_follows_the_document_links(fixture_site: Path, tmp_path: 
     (site / API / "gpus" / "mi300x.json").unlink()
     problems = check_site(site, jobs=1)
     assert problems and all("api/v1/gpus/mi300x.json" in p for p in problems), problems
+
+
+def test_every_pair_page_that_shows_a_serving_plan_publishes_it(fixture_site: Path):
+    """Issue 25: the serving plan (setup, curve, operating point, cost) is in the pair document wherever the page
+    shows one, on the fewest GPUs that serve the model (one, where one GPU holds it)."""
+    shown = 0
+    for model in MODELS:
+        for gpu in GPUS:
+            doc = _json(fixture_site, API / "models" / model / f"{gpu}.json")
+            html = (fixture_site / doc["html_paths"]["en"] / "index.html").read_text(encoding="utf-8")
+            serving = doc["serving"]
+            assert ('<section id="serving"' in html) == (serving is not None), (model, gpu)
+            if serving is None:
+                continue
+            shown += 1
+            assert f'data-tp="{serving["tensor_parallel"]}"' in html
+            assert serving["setups"][0]["gpu_count"] == serving["gpu_count"]
+            assert [p["concurrency"] for p in serving["curve"]] == sorted(p["concurrency"] for p in serving["curve"])
+            if (model, gpu) == ("llama-3.1-8b", "mi300x"):  # 8B at FP8 on 192 GB: one GPU, never two
+                assert serving["gpu_count"] == 1 and serving["setups"][1]["gpu_count"] == 2
+    assert shown

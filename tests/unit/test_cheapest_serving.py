@@ -1,5 +1,6 @@
 """A model page's cheapest serving setup per precision, on the real catalogue: one row per precision the pair pages
-serve, each the lowest cost per 1M output tokens among them, priced as the pair page prices it."""
+serve, each the lowest cost per 1M output tokens among them, priced as the pair page prices it: on an instance that
+holds the plan's GPUs."""
 
 from __future__ import annotations
 
@@ -18,8 +19,13 @@ def test_each_precision_gets_the_cheapest_pair_plan_at_that_precision():
     rows = results.cheapest_serving(MODEL)
     priced: dict[str, list[tuple[float, str]]] = {}
     for gpu_id in sorted(results.catalog.gpus):
-        plan, offers = results.serving(MODEL, gpu_id)[0], results.offers_by_gpu[gpu_id]
-        if plan is None or plan.operating is None or not offers:
+        plan = results.serving(MODEL, gpu_id)[0]
+        if plan is None or plan.operating is None:
+            continue
+        # an instance that holds the plan's GPUs (whole replicas); single-GPU listings are never summed (#25)
+        offers = [(p, o) for p, o in results.offers_by_gpu[gpu_id]
+                  if o.gpu_count >= plan.gpu_count and o.gpu_count % plan.gpu_count == 0]
+        if not offers:
             continue
         per_gpu = min(o.price_usd_per_hour / o.gpu_count for _, o in offers)
         priced.setdefault(plan.precision, []).append((cost.serving_price(plan.operating, per_gpu).output_usd_per_mtok,

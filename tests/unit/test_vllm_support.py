@@ -69,3 +69,27 @@ def test_serving_precisions_follow_the_same_rule(catalog):
     assert serving_setup.page_precisions(deepseek, xtx) == ()
     assert serving_setup.page_precisions(llama, mi300x) == ("FP8", "BF16")
     assert serving_setup.page_precisions(llama, xtx) == ("BF16",)
+
+
+def test_vllm_runs_only_on_the_gpus_its_installation_page_lists(catalog):
+    """Issue 25: CUDA at compute capability 7.5 or higher (the launch-date rule puts Pascal and Volta before Turing),
+    ROCm on the listed LLVM targets only; an NVIDIA part of unknown launch date counts as newer."""
+    from generator.estimate.vllm_support import runs_on
+    pascal = _nvidia(catalog, dt.date(2016, 9, 13), None)  # Tesla P40
+    volta = _nvidia(catalog, dt.date(2018, 3, 27), None)  # V100 32GB
+    turing = _nvidia(catalog, dt.date(2018, 9, 13), None)  # T4
+    assert not runs_on(pascal) and not runs_on(volta) and runs_on(turing) and runs_on(_nvidia(catalog, None, 989.0))
+    assert not any(runs_format(q, pascal, moe=False) for q in ("BF16", "FP8", "AWQ-INT4", "MXFP4"))
+    assert runs_on(device_spec(catalog.gpus["mi300x"])) and runs_on(device_spec(catalog.gpus["rx-7900-xtx"]))
+    rdna2 = device_spec(catalog.gpus["rx-7900-xtx"].model_copy(update={"id": "rx-6900-xt"}))  # gfx1030: not listed
+    assert not runs_on(rdna2) and not runs_format("BF16", rdna2, moe=False)
+
+
+def test_an_fp8_format_the_catalogue_leaves_undecided_is_not_blamed_on_vllms_docs(catalog):
+    """Issue 25: an Ada or Blackwell card without a catalogued FP8 rate gets no FP8 checkpoint, but the page must not
+    say vLLM's documentation rules FP8 out; on Turing the table does rule it out."""
+    candidates = [("org/m", "BF16"), ("org/m-FP8", "FP8")]
+    ada_without_rate = _nvidia(catalog, dt.date(2022, 9, 20), None)
+    assert split_by_support(candidates, ada_without_rate, moe=True) == ([("org/m", "BF16")], ())
+    turing = _nvidia(catalog, dt.date(2018, 9, 20), None)
+    assert split_by_support(candidates, turing, moe=True) == ([("org/m", "BF16")], ("FP8",))

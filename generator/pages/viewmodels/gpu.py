@@ -11,7 +11,9 @@ from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
 from ...estimate.device import DeviceSpec
-from ...sitedata import PAGE_CONTEXT_TOKENS, RANK, Results
+from ...estimate import fidelity
+from ...sitedata import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, OfferRow, RentBuyView, home, latest_read, offer_rows, rentbuy_view, same_gpu_basis
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
@@ -22,6 +24,8 @@ class ModelRow(NamedTuple):
     path: str
     quant: str
     estimate: Estimate
+    grade: str
+    heavy_loss: bool  # held only below the quality floor: listed after every model held above it
 
 
 class Comparison(NamedTuple):
@@ -45,21 +49,27 @@ class GpuView:
     rentbuy: RentBuyView
 
 
+def _row(results: Results, model_id: str, gpu_id: str, native: str, language: str) -> ModelRow:
+    pick = results.pairs[(model_id, gpu_id)]
+    return ModelRow(results.catalog.models[model_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
+                    fidelity.grade(pick.quant, native),
+                    pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
+
+
 def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:
     """Every model on one GPU with its best quantization, speed and largest context."""
     _ = lang.gettext
     gpu = results.catalog.gpus[key.gpu]
-    rows = tuple(sorted((ModelRow(results.catalog.models[m], urls.pair(lang.code, m, key.gpu),
-                                  results.pairs[(m, key.gpu)].quant, results.pairs[(m, key.gpu)].estimate)
-                         for m in results.catalog.models),
-                        key=lambda r: (RANK[r.estimate.verdict], -r.estimate.decode_tokens_per_s, r.model.id)))
-    fitting = sum(1 for r in rows if r.estimate.verdict in ("fits", "tight"))
+    native = {m: spec.native_format for m, spec in results.models.items()}
+    ranked = sorted(results.catalog.models, key=lambda m: (quality_rank(results.pairs[(m, key.gpu)], native[m]), m))
+    rows = tuple(_row(results, m, key.gpu, native[m], lang.code) for m in ranked)
+    fitting = sum(1 for m in ranked if holds(results.pairs[(m, key.gpu)], native[m]))
     offers = lang.shared(("offer_rows", key.gpu), lambda: offer_rows(results, key.gpu))
     return GpuView(
         head=Head(
             _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
             _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at "
-              "%(context)s context.") % {
+              "%(context)s context at a quantization graded good or better.") % {
                 "gpu": gpu.name, "usable": lang.fmt.gib(results.devices[key.gpu].usable_memory_bytes),
                 "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting),
                 "n": lang.fmt.number(len(rows)), "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},

@@ -12,7 +12,8 @@ from ...catalog.schema import Gpu, Model
 from ...estimate import fidelity, finetune, serving, serving_setup
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.cost import HOURS_PER_MONTH
-from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, RANK, Results, ServingChoice
+from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, ServingChoice
+from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home, latest_read
 from .parts import (AboutModelPart, ArchitecturePart, SourcesPart, about_model_part, architecture_part,
@@ -76,6 +77,8 @@ class GpuRow(NamedTuple):
     path: str
     quant: str
     estimate: Estimate
+    grade: str
+    heavy_loss: bool  # holds the model only below the quality floor: listed after every GPU that holds it above
 
 
 class Headline(NamedTuple):
@@ -83,7 +86,7 @@ class Headline(NamedTuple):
 
     q4_bytes: int
     bf16_bytes: int
-    q4_fits: int
+    q4_fits: int  # GPUs that hold the model fully at or above the quality floor (``policy.holds``): Q4_K_M or better
     gpus: int
 
 
@@ -130,17 +133,24 @@ def serving_row(results: Results, choice: ServingChoice, model_id: str, language
                       choice.price.output_usd_per_mtok, choice.price.input_usd_per_mtok)
 
 
+def _gpu_row(results: Results, model_id: str, gpu_id: str, native: str, language: str) -> GpuRow:
+    pick = results.pairs[(model_id, gpu_id)]
+    return GpuRow(results.catalog.gpus[gpu_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
+                  fidelity.grade(pick.quant, native),
+                  pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
+
+
 def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:
     """Requirements of one model at each precision and context, and where it runs."""
     _ = lang.gettext
     model, spec = results.catalog.models[key.model], results.models[key.model]
     requirements = tuple(RequirementRow(r["context"], r["sequences"], _requirement_label(r["context"], r["sequences"], lang),
                                         r["cells"]) for r in results.model_requirements(key.model))
-    ranked = sorted(results.catalog.gpus, key=lambda g: (RANK[results.pairs[(key.model, g)].estimate.verdict],
-                                                           -results.pairs[(key.model, g)].estimate.decode_tokens_per_s, g))
-    fitting = sum(1 for g in ranked if results.pairs[(key.model, g)].estimate.verdict in ("fits", "tight"))
+    native = spec.native_format
+    ranked = sorted(results.catalog.gpus, key=lambda g: (quality_rank(results.pairs[(key.model, g)], native), g))
+    fitting = sum(1 for g in ranked if holds(results.pairs[(key.model, g)], native))
     summary = results.page_context_requirements(key.model)
-    headline = Headline(summary["Q4_K_M"], summary["BF16"], results.fitting_count(key.model, "Q4_K_M"), len(ranked))
+    headline = Headline(summary["Q4_K_M"], summary["BF16"], fitting, len(ranked))
     setups = tuple(SetupRow(s["quant"],
                             _setup(s["single"], urls.pair(lang.code, key.model, s["single"]["gpu"].id) if s["single"] else ""),
                             _setup(s["multi"], urls.gpu(lang.code, s["multi"]["gpu"].id) if s["multi"] else ""))
@@ -148,8 +158,8 @@ def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:
     return ModelView(
         head=Head(
             _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
-            _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with %(context)s context; at Q4_K_M it fits fully on "
-              "%(fit)s of %(n)s catalogued GPUs.") % {
+            _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with %(context)s context; at a quantization "
+              "graded good or better it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
                 "model": model.name, "q4": lang.fmt.gib(headline.q4_bytes), "bf16": lang.fmt.gib(headline.bf16_bytes),
                 "fit": lang.fmt.number(headline.q4_fits), "n": lang.fmt.number(headline.gpus),
                 "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
@@ -163,8 +173,7 @@ def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:
         finetune=tuple(FinetuneRow(m, results.finetune(key.model, m), results.finetune_gpu(key.model, m))
                        for m in FINETUNE_METHODS),
         architecture=architecture_part(results, key.model, lang), about_model=about_model_part(results, key.model, lang),
-        pairs=tuple(GpuRow(results.catalog.gpus[g], urls.pair(lang.code, key.model, g), results.pairs[(key.model, g)].quant,
-                           results.pairs[(key.model, g)].estimate) for g in ranked),
+        pairs=tuple(_gpu_row(results, key.model, g, native, lang.code) for g in ranked),
         fits_count=fitting, headline=headline, compare_path=urls.compare(lang.code, model.id),
         sources=model_sources_part(results, key.model, lang),
     )

@@ -13,7 +13,7 @@ from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec
-from ...estimate.fit import on_gpu_verdict
+from ...estimate.fit import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
 from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
 from .. import charts, labels
 from ..plan import PageKey
@@ -97,6 +97,44 @@ class Offload(NamedTuple):
     host_gb_per_s: float
 
 
+class CloudWay(NamedTuple):
+    """The cheapest listed way to rent hardware that holds the model at or above the quality floor."""
+
+    gpu: Gpu
+    path: str
+    gpu_count: int  # GPUs of the instance priced (a multi-GPU setup: the whole instance that holds it)
+    quant: str
+    provider: str | None
+    usd_per_hour: float
+
+    @property
+    def multi(self) -> bool:
+        """Several GPUs: the price is the whole instance's."""
+        return self.gpu_count > 1
+
+
+class WayForward(NamedTuple):
+    """Where this GPU does not hold the model at or above the quality floor: more of the same GPU in one machine,
+    the cheapest cloud setup, and offload to system RAM."""
+
+    multi_count: int | None
+    multi_quant: str | None
+    multi_total_bytes: int | None
+    multi_decode_tokens_per_s: float | None
+    offload_host_bytes: int | None  # the offload plan's system RAM (the model runs offloaded on a desktop)
+    offload_decode_tokens_per_s: float | None
+    ram_needed_bytes: int | None  # beyond the GPU's memory, where even a desktop's RAM is too little
+
+
+class FirstScreen(NamedTuple):
+    """What a buyer asks first, beside the verdict and decode speed: the cost per 1M output tokens on the cheapest
+    offer and the cheapest way to run the model at all."""
+
+    usd_per_mtok: float | None
+    batched: bool  # the cost is the serving section's (vLLM, many users), else llama.cpp for one user
+    cheapest: CloudWay | None
+
+
 class Assumption(NamedTuple):
     key: str
     label: str
@@ -142,6 +180,10 @@ class PairView:
     finetune: tuple[FinetuneRow, ...]
     finetune_note: Markup
     serving: ServingView | None
+    first_screen: FirstScreen
+    way_forward: WayForward | None
+    desktop_ram_bytes: int  # the system RAM offload estimates assume
+    cost_note: Markup | None  # why the cost section shows offers but no cost per token
     commands: tuple[CommandRow, ...]
     no_command_note: Markup | None
     offload: Offload | None
@@ -270,6 +312,35 @@ def _offload(e: Estimate) -> Offload | None:
                    speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9)
 
 
+def cheapest_way(results: Results, model_id: str, language: str) -> CloudWay | None:
+    """The cheapest listed rental that holds the model at or above the quality floor with margin: the cheapest
+    single GPU per hour (the model page's cloud pick), else the cheapest whole instance of several."""
+    for pick in results.recommendations(model_id):
+        if pick.role == "cloud" and not pick.below_floor:
+            gpu = results.catalog.gpus[pick.gpu]
+            return CloudWay(gpu, urls.pair(language, model_id, gpu.id), 1, results.pairs[(model_id, gpu.id)].quant,
+                            pick.offer["provider"], pick.offer["usd_per_hour"])
+    quant = "MXFP4_MOE" if results.models[model_id].native_format == "mxfp4" else "Q4_K_M"
+    for row in results.cheapest_setups(model_id):
+        multi = row["multi"]
+        if row["quant"] == "Q4_K_M" and multi:
+            return CloudWay(multi["gpu"], urls.gpu(language, multi["gpu"].id), multi["count"], quant, None,
+                            multi["usd_per_hour"])
+    return None
+
+
+def _way_forward(results: Results, model_id: str, gpu_id: str, e: Estimate, native: str) -> WayForward | None:
+    pick = results.pairs[(model_id, gpu_id)]
+    if e.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native):
+        return None
+    multi = results.multi_gpu(model_id, gpu_id)
+    offload = e.offload if e.verdict == "offload" else None
+    return WayForward(multi.gpu_count if multi else None, multi.quant if multi else None,
+                      multi.total_bytes if multi else None, multi.decode_tokens_per_s if multi else None,
+                      offload.host_bytes if offload else None, e.decode_tokens_per_s if offload else None,
+                      max(0, e.total_bytes - e.usable_bytes) if e.verdict == "no_fit" else None)
+
+
 def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     _ = lang.gettext
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
@@ -300,6 +371,18 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     else:
         no_command = lang._("No command: no catalogued setup of %(model)s fits one %(gpu)s, or eight with vLLM.",
                                model=model.name, gpu=gpu.name)
+    serving = serving_view(results, key, lang, offers.offers, e, quant)
+    rental = rental_cost(offers.offers, e)
+    if serving and serving.cost:
+        first = FirstScreen(serving.cost.output_usd_per_mtok, True, cheapest_way(results, key.model, lang.code))
+    else:
+        first = FirstScreen(rental.single_usd_per_mtok if rental else None, False,
+                            cheapest_way(results, key.model, lang.code))
+    cost_note = None
+    if rental is None and offers.offers:
+        cost_note = lang._("%(model)s does not run on %(gpu)s, so there is no cost per token here; the cloud offers "
+                           "for this GPU are listed below, for the multi-GPU setups that hold it.",
+                           model=model.name, gpu=gpu.name)
     related = related_pairs(results, key.model, key.gpu)
     rentbuy = _rentbuy(results, key.model, gpu, offers.offers, e)
     largest_here = link_parts(results, lang, related["largest_here"], "model")
@@ -322,10 +405,11 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         split=_split(e), matrix=tuple(matrix), sequences_8k=e.max_sequences,
         context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
-        offers=offers, cost=rental_cost(offers.offers, e), rent_vs_buy=_rent_vs_buy(gpu, rentbuy, e), rentbuy=rentbuy,
+        offers=offers, cost=rental, rent_vs_buy=_rent_vs_buy(gpu, rentbuy, e), rentbuy=rentbuy,
         finetune=finetune_rows,
         finetune_note=pair_text.finetune_note(lang, finetune_rows[0].est.seq_len),
-        serving=serving_view(results, key, lang, offers.offers), commands=command_rows, no_command_note=no_command,
+        serving=serving, first_screen=first, way_forward=_way_forward(results, key.model, key.gpu, e, spec.native_format),
+        desktop_ram_bytes=DEFAULT_HOST_RAM_BYTES, cost_note=cost_note, commands=command_rows, no_command_note=no_command,
         offload=_offload(e),
         # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
         recommended=hardware_part(results, model.id, lang), architecture=architecture_part(results, model.id, lang),

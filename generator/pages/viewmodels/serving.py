@@ -7,9 +7,12 @@ from typing import Any, NamedTuple
 from markupsafe import Markup
 
 from ...estimate import cost, serving
+from ...estimate.api import Estimate
 from ...estimate.kvcache import VLLM_BLOCK
 from ...estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
-from ...sitedata import Results
+from ...estimate.serving_setup import ServingPlan
+from ...sitedata import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata.policy import rents
 from .. import charts
 from ..plan import PageKey
 from .common import Lang, OfferRow, offer_label
@@ -34,10 +37,29 @@ class ServingCost(NamedTuple):
     prefill_share: float
 
 
+class SetupRow(NamedTuple):
+    """One serving setup of the section's comparison: the fewest GPUs, then the next larger tensor-parallel group."""
+
+    gpu_count: int
+    tensor_parallel: int
+    precision: str
+    max_concurrency: int
+    single_user_tokens_per_s: float  # one request alone
+    operating: Any  # ServingPoint or None
+    output_usd_per_mtok: float | None  # at the operating point, on an instance that holds the setup
+    offer_label: str | None
+    usd_per_gpu_hour: float | None
+
+
 class ServingView(NamedTuple):
-    """Batched serving with vLLM: the throughput/per-user curve, a table, the operating point and its cost."""
+    """Batched serving with vLLM: the setup on the fewest GPUs (and what a larger group gains and costs), the
+    throughput/per-user curve, a table, the operating point and its cost."""
 
     plan: Any
+    setups: tuple[SetupRow, ...]
+    setup_note: Markup
+    larger_note: Markup | None
+    single_request_note: Markup | None
     chart: Markup
     rows: tuple[ServingRow, ...]
     operating: Any
@@ -49,10 +71,65 @@ class ServingView(NamedTuple):
     defaults_note: Markup
 
 
-def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[OfferRow, ...]) -> ServingView | None:
-    plan = results.serving(key.model, key.gpu)[0]
+def _offer_for(offers: tuple[OfferRow, ...], gpu_count: int) -> OfferRow | None:
+    """The cheapest offer (per GPU-hour) of an instance that holds ``gpu_count`` GPUs of one setup."""
+    return next((o for o in offers if rents(o.gpu_count, gpu_count)), None)
+
+
+def _setup_row(plan: ServingPlan, offers: tuple[OfferRow, ...]) -> SetupRow:
+    offer, op = _offer_for(offers, plan.gpu_count), plan.operating
+    price = cost.serving_price(op, offer.usd_per_gpu_hour).output_usd_per_mtok if offer and op else None
+    return SetupRow(plan.gpu_count, plan.tensor_parallel, plan.precision, plan.max_concurrency,
+                    plan.points[0].tokens_per_s_per_user, op, price, offer_label(offer) if offer else None,
+                    offer.usd_per_gpu_hour if offer else None)
+
+
+def _larger_note(small: SetupRow, large: SetupRow, lang: Lang) -> Markup:
+    """What the larger tensor-parallel group gains (tokens per GPU, per-user speed) and costs (GPUs, $ per 1M)."""
+    fmt = lang.fmt
+    speedup = large.single_user_tokens_per_s / small.single_user_tokens_per_s
+    if small.operating and large.operating:
+        gain = large.operating.output_tokens_per_s_per_gpu / small.operating.output_tokens_per_s_per_gpu - 1
+        text = lang._("%(n)s GPUs: %(gain)s tokens per GPU at the operating point, %(speedup)s× the speed of one "
+                      "request alone, for %(ratio)s× the GPUs.", n=large.gpu_count,
+                      gain=("+" if gain >= 0 else "−") + fmt.percent(abs(gain)), speedup=fmt.number(speedup, 1),
+                      ratio=large.gpu_count // small.gpu_count)
+    elif large.operating:
+        text = lang._("%(n)s GPUs: one request alone runs %(speedup)s× as fast, fast enough for an operating point "
+                      "at %(floor)s tok/s per user, which %(small)s GPU(s) do not reach.", n=large.gpu_count,
+                      speedup=fmt.number(speedup, 1), floor=fmt.number(serving.MIN_USER_TOKENS_PER_S),
+                      small=small.gpu_count)
+    else:
+        text = lang._("%(n)s GPUs: one request alone runs %(speedup)s× as fast, still below %(floor)s tok/s per user.",
+                      n=large.gpu_count, speedup=fmt.number(speedup, 1), floor=fmt.number(serving.MIN_USER_TOKENS_PER_S))
+    if small.output_usd_per_mtok is not None and large.output_usd_per_mtok is not None:
+        text += Markup(" ") + lang._("Per 1M output tokens: %(large)s against %(small)s.",
+                                     large=fmt.usd(large.output_usd_per_mtok), small=fmt.usd(small.output_usd_per_mtok))
+    return text
+
+
+def _single_request_note(plan: ServingPlan, e: Estimate, quant: str, lang: Lang) -> Markup | None:
+    """Why one request runs at a different speed on vLLM and on llama.cpp, in the estimator's terms."""
+    if not e.runs or e.decode_tokens_per_s <= 0:
+        return None
+    fmt = lang.fmt
+    return lang._(
+        "One request alone: %(vllm)s tok/s on vLLM, %(llama)s tok/s with llama.cpp (the speed section). Decoding one "
+        "request is mostly reading weights, and the engines differ in what they read and how fast: %(vw)s per GPU at "
+        "%(precision)s on vLLM against %(lw)s at %(quant)s with llama.cpp, each engine's own calibrated share of the "
+        "memory bandwidth (vLLM %(eff)s), and vLLM's fixed %(ms)s ms per step for scheduling and sampling.",
+        vllm=fmt.sig(plan.points[0].tokens_per_s_per_user), llama=fmt.sig(e.decode_tokens_per_s),
+        vw=fmt.gib(plan.weights_bytes_per_gpu), precision=plan.precision, lw=fmt.gib(e.weights_bytes), quant=quant,
+        eff=fmt.percent(plan.bandwidth_efficiency), ms=fmt.number(plan.step_overhead_s * 1e3, 2))
+
+
+def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[OfferRow, ...], e: Estimate,
+                 quant: str) -> ServingView | None:
+    options = results.serving(key.model, key.gpu)
+    plan = options[0]
     if plan is None:
         return None
+    larger = options[1] if len(options) > 1 else None
     _, fmt = lang.gettext, lang.fmt
     op = plan.operating
     floor = serving.MIN_USER_TOKENS_PER_S
@@ -69,11 +146,22 @@ def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[Offer
                             p.tokens_per_s_per_user, p.ttft_s, op is not None and p.concurrency == op.concurrency)
                  for p in points)
     price = None
-    if offers and op is not None:
-        per_gpu = offers[0].usd_per_gpu_hour
+    offer = _offer_for(offers, plan.gpu_count)
+    if offer and op is not None:
+        per_gpu = offer.usd_per_gpu_hour
         priced = cost.serving_price(op, per_gpu)
-        price = ServingCost(per_gpu, offer_label(offers[0]), priced.output_usd_per_mtok, priced.input_usd_per_mtok,
+        price = ServingCost(per_gpu, offer_label(offer), priced.output_usd_per_mtok, priced.input_usd_per_mtok,
                             op.prefill_share)
+    setups = (_setup_row(plan, offers),) + ((_setup_row(larger, offers),) if larger is not None else ())
+    if plan.gpu_count == 1:
+        setup_note = lang._("One GPU holds the model with room for the KV cache of a %(ctx)s request, so the setup "
+                            "is one GPU; a larger tensor-parallel group is the second row below, with what it gains "
+                            "and costs.",
+                            ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, results.catalog.models[key.model].context_length)))
+    else:
+        setup_note = lang._("%(n)s GPUs are the fewest that hold the weights and the KV cache of a %(ctx)s request "
+                            "in one machine, splitting every layer across them (tensor parallel).", n=plan.gpu_count,
+                            ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, results.catalog.models[key.model].context_length)))
     if op:
         note = lang._(
             "Recommended operating point: %(c)s concurrent requests, %(tput)s output tok/s per GPU at %(user)s tok/s "
@@ -87,5 +175,7 @@ def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[Offer
     defaults = lang._("Estimated by the calibrated serving model described on the methodology page, at vLLM's "
                       "defaults (%(share)s of memory, pages of %(block)s tokens); the vLLM command below serves this "
                       "operating point.", share=fmt.percent(VLLM_GPU_MEMORY_UTILIZATION), block=fmt.number(VLLM_BLOCK))
-    return ServingView(plan, chart, rows, op, op.concurrency if op else plan.max_concurrency,
+    return ServingView(plan, setups, setup_note, _larger_note(setups[0], setups[1], lang) if larger else None,
+                       _single_request_note(plan, e, quant, lang), chart, rows, op,
+                       op.concurrency if op else plan.max_concurrency,
                        plan.prompt_tokens + plan.output_tokens, note, price, floor, defaults)

@@ -1,0 +1,44 @@
+"""Issue 25: the choices a practitioner would make: quality first in rankings, one machine per tensor-parallel group,
+rentals priced as providers rent them, fine-tuning on hardware people train on."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.catalog.load import load_catalog
+from generator.estimate.api import Estimate
+from generator.sitedata.compute import gpu_counts
+from generator.sitedata.policy import PairResult, holds, quality_rank, rents
+from tests.conftest import FIXTURE_PROJECT
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(FIXTURE_PROJECT / "catalog")
+
+
+def _pick(quant: str, verdict: str, speed: float) -> PairResult:
+    fields = {name: 0 for name in Estimate._fields}
+    fields.update(verdict=verdict, decode_tokens_per_s=speed, assumptions=())
+    return PairResult(quant, Estimate(**fields))
+
+
+def test_a_fast_heavy_loss_setup_ranks_after_a_slow_good_one_and_does_not_count_as_fitting():
+    iq1, q8 = _pick("IQ1_S", "fits", 300.0), _pick("Q8_0", "tight", 50.0)
+    offload = _pick("Q4_K_M", "offload", 5.0)
+    ordered = sorted([offload, iq1, q8], key=lambda p: quality_rank(p, "bf16"))
+    assert [p.quant for p in ordered] == ["Q8_0", "IQ1_S", "Q4_K_M"]
+    assert holds(q8, "bf16") and not holds(iq1, "bf16") and not holds(offload, "bf16")
+    assert holds(_pick("MXFP4_MOE", "fits", 1.0), "mxfp4")  # a model's own release is no loss
+
+
+def test_an_instance_holds_a_group_only_when_it_has_enough_gpus_for_whole_replicas():
+    assert rents(1, 1) and rents(8, 1) and rents(8, 2) and rents(8, 8) and rents(4, 4)
+    assert not rents(1, 2) and not rents(1, 8) and not rents(4, 8) and not rents(6, 4)
+
+
+def test_tensor_parallel_stays_in_one_machine_whose_gpus_the_catalogue_connects(catalog):
+    gpu = catalog.gpus["mi300x"]
+    assert gpu.interconnect is not None and gpu_counts(gpu) == (1, 2, 4, 8)
+    assert gpu_counts(gpu.model_copy(update={"interconnect": None})) == (1,)
+    assert gpu_counts(gpu.model_copy(update={"unified_memory": True, "segment": "unified"})) == (1,)
