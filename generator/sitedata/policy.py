@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
-from ..catalog.schema import Catalog, CloudOffer, CloudProvider
+from ..catalog.schema import Catalog, CloudOffer, CloudProvider, Model
 from ..estimate import cost, fidelity, serving_setup
 from ..estimate.api import Estimate
 from ..estimate.cost import HOURS_PER_MONTH
@@ -26,17 +26,35 @@ class PairResult:
     estimate: Estimate
 
 
-def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True) -> PairResult:
-    """The best-quality quantization at or above the quality floor that fits, else fits tightly; only then one below
-    the floor that fits or fits tightly; else the smallest that offloads (at the floor first); else the smallest."""
-    for group in ([t for t in tried if at_floor(t[0])], [t for t in tried if not at_floor(t[0])]):
+# llama-quantize refuses these without an importance matrix (tools/quantize: "requires an importance matrix"):
+# never built for a page, only downloaded where a repository publishes them.
+NEEDS_IMATRIX = frozenset({"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"})
+SAME_FILE_TYPE = {"MXFP4": "MXFP4_MOE", "MXFP4_MOE": "MXFP4"}  # an Ollama tag's name for gpt-oss's GGUF file type
+
+
+def published_quants(model: Model) -> frozenset[str]:
+    """Quants a catalogued GGUF repository or Ollama library tag publishes for ``model``."""
+    found = {f.quant for repo in model.gguf for f in repo.files} | {t.quant for t in model.ollama if t.quant}
+    return frozenset(found | {SAME_FILE_TYPE[q] for q in found if q in SAME_FILE_TYPE})
+
+
+def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True,
+              published: Callable[[str], bool] = lambda quant: True) -> PairResult:
+    """The best-quality quantization at or above the quality floor that fits and is published, else one to build
+    that fits (never one that needs an importance matrix), then the same for a tight fit; only then one below the
+    floor in the same order; else the smallest that offloads (at the floor and published first); else the
+    smallest."""
+    usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried
+    for group in ([t for t in usable if at_floor(t[0])], [t for t in usable if not at_floor(t[0])]):
         for wanted in ("fits", "tight"):
-            for quant, estimate in group:
-                if estimate.verdict == wanted:
-                    return PairResult(quant, estimate)
-    offloaded = [t for t in tried if t[1].verdict == "offload"]
+            for ready in (True, False):
+                for quant, estimate in group:
+                    if estimate.verdict == wanted and published(quant) == ready:
+                        return PairResult(quant, estimate)
+    offloaded = [t for t in usable if t[1].verdict == "offload"]
     if offloaded:
-        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), item[1].total_bytes))
+        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), not published(item[0]),
+                                                           item[1].total_bytes))
     else:  # nothing runs: the smallest, to say how far even that is from fitting
         quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
     return PairResult(quant, estimate)
