@@ -56,7 +56,7 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
         quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), not published(item[0]),
                                                            item[1].total_bytes))
     else:  # nothing runs: the smallest, to say how far even that is from fitting
-        quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
+        quant, estimate = min(usable, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
     return PairResult(quant, estimate)
 
 

@@ -1,5 +1,8 @@
 """The command checker: parse every launch command of a built pair page and hold it against the page's own figures
-(context, KV type, quantization, GPU count, memory) and the catalogue (repositories, files, tags)."""
+(context, KV type, quantization, GPU count, memory) and the catalogue (repositories, files, tags): every repository
+a command names is catalogued, every served context is at least the page's, no command serves a base repository
+where a chat release is catalogued, no step reads a calibration file the command does not download, and no command
+is for an engine no source shows running the model's architecture."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 
 from generator.adapters import device_spec, model_spec
 from generator.catalog.schema import Catalog, Gpu, Model
+from generator.estimate import engines
 from generator.estimate.vllm_support import runs_format
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
@@ -66,6 +70,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
     opts, quant, problems = _options(server), page["quant"], []
     if opts.get("-c") != page["context"]:
         problems.append(f"-c {opts.get('-c')} is not the page's context {page['context']}")
+    problems += _calibration(lines)
     if opts.get("-fa") != "on":
         problems.append("flash attention not on")
     for flag in ("--cache-type-k", "--cache-type-v"):
@@ -82,7 +87,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
         if quantize is None or quantize[-1] != quant or quantize[-2] != opts["-m"]:
             problems.append(f"-m {opts['-m']} is not a file the command builds at {quant}")
         download = next((words for words in lines if words[:2] == ["hf", "download"]), None)
-        if download is None or download[2] != model.hf_repo:
+        if download is None or download[2] not in {model.hf_repo, model.chat_repo}:
             problems.append("the build does not download the model's own repository")
     else:
         problems.append("neither -hf nor -m")
@@ -104,11 +109,11 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
-    repos = {model.hf_repo, *(c.repo for c in model.checkpoints)}
+    repos = {model.hf_repo, *([model.chat_repo] if model.chat_repo else []), *(c.repo for c in model.checkpoints)}
     if words[2] not in repos:
         problems.append(f"{words[2]} is not a catalogued checkpoint of {model.id}")
     else:
-        quant = _native(model) if words[2] == model.hf_repo else next(c.quant for c in model.checkpoints
+        quant = _native(model) if words[2] in (model.hf_repo, model.chat_repo) else next(c.quant for c in model.checkpoints
                                                                        if c.repo == words[2])
         problems += _unsupported(quant, model, gpu)
     if opts.get("--max-model-len") != page["context"]:
@@ -122,25 +127,28 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     return problems
 
 
-def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gpu) -> list[str]:
+def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gpu, context: str) -> list[str]:
     """Problems of a vLLM command that serves the serving section's operating point, against that section."""
     words = _lines(text)[0]
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
-    if words[2] != model.hf_repo:
+    if words[2] not in {model.hf_repo, model.chat_repo}:
         problems.append(f"{words[2]} is not {model.id}'s own checkpoint")
     problems += _serving_point(opts, ("--tensor-parallel-size", "--max-model-len", "--max-num-seqs"), serving, model,
-                               (serving.get("kv"),))
+                               (serving.get("kv"),), context)
     return problems + _unsupported(serving.get("precision", ""), model, gpu)
 
 
 def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: dict[str, str], model: Model,
-                   kv_names: tuple[str | None, ...]) -> list[str]:
-    """Problems of a serving command's tensor parallel, length and concurrency ``flags``, KV dtype (one of
-    ``kv_names``) and on-load quantization against the serving section's operating point."""
+                   kv_names: tuple[str | None, ...], context: str) -> list[str]:
+    """Problems of a serving command's tensor parallel and concurrency ``flags`` against the serving section's
+    operating point, its length flag against the page's ``context`` (a server accepting less rejects the page's
+    requests), its KV dtype (one of ``kv_names``) and on-load quantization."""
     problems = [f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}"
-                for flag, key in zip(flags, ("tp", "context", "seqs")) if opts.get(flag) != serving.get(key)]
+                for flag, key in zip(flags[::2], ("tp", "seqs")) if opts.get(flag) != serving.get(key)]
+    if not opts.get(flags[1], "").isdigit() or int(opts[flags[1]]) < int(context):
+        problems.append(f"{flags[1]} {opts.get(flags[1])} serves less than the page's context {context}")
     if int(serving.get("seqs", "0")) > int(serving.get("max", "-1")):
         problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
     if opts.get("--kv-cache-dtype", "auto") not in kv_names:
@@ -153,16 +161,16 @@ def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: d
 SGLANG_KV = {"auto": ("auto",), "fp8": ("fp8_e5m2", "fp8_e4m3")}  # the serving section's KV type, as SGLang names it
 
 
-def check_sglang_serving(text: str, serving: dict[str, str], model: Model) -> list[str]:
+def check_sglang_serving(text: str, serving: dict[str, str], model: Model, context: str) -> list[str]:
     """Problems of an SGLang command that serves the serving section's operating point, against that section."""
     words = _lines(text)[0]
     if words[:3] != ["python", "-m", "sglang.launch_server"]:
         return ["not a python -m sglang.launch_server line"]
     opts, problems = _options(words[3:]), []
-    if opts.get("--model-path") != model.hf_repo:
+    if opts.get("--model-path") not in {model.hf_repo, model.chat_repo}:
         problems.append(f"{opts.get('--model-path')} is not {model.id}'s own checkpoint")
     problems += _serving_point(opts, ("--tp-size", "--context-length", "--max-running-requests"), serving, model,
-                               SGLANG_KV.get(serving.get("kv", ""), ()))
+                               SGLANG_KV.get(serving.get("kv", ""), ()), context)
     unknown = set(opts) - {"--model-path", "--tp-size", "--context-length", "--max-running-requests", "--kv-cache-dtype",
                            "--quantization"}
     if unknown:
@@ -197,6 +205,50 @@ def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model
     return problems
 
 
+ENGINE_OF = {"llama.cpp": "llama.cpp", "Ollama": "llama.cpp", "MLX": None, "vLLM": "vllm", "vLLM (ROCm)": "vllm",
+             "SGLang": "sglang", "SGLang (ROCm)": "sglang"}
+DOWNLOADERS = ("hf", "huggingface-cli", "wget", "curl")
+
+
+def _runs(model: Model, engine: str) -> bool:
+    """Whether a source shows ``engine`` running the model's architecture (llama.cpp: or a GGUF is catalogued)."""
+    return (engine == "llama.cpp" and bool(model.gguf)) or engines.runs(engines.architecture(model.config), engine)
+
+
+def _calibration(lines: list[list[str]]) -> list[str]:
+    """An importance-matrix step that reads a calibration file no earlier line of the command downloads."""
+    problems, fetched = [], set()
+    for words in lines:
+        if words and words[0] in DOWNLOADERS:
+            fetched.update(w.rsplit("/", 1)[-1] for w in words[1:])
+        if words and words[0] == "llama-imatrix":
+            named = _options(words).get("-f", "")
+            if named.rsplit("/", 1)[-1] not in fetched:
+                problems.append(f"llama-imatrix reads {named or 'no file'}, which the command does not download")
+    return problems
+
+
+def check_common(text: str, engine: str, model: Model) -> list[str]:
+    """Rules for every command: the engine runs the architecture, and no base repository is served where the
+    catalogue names a chat release."""
+    problems = []
+    wanted = ENGINE_OF.get(engine)
+    if wanted and not _runs(model, wanted):
+        problems.append(f"{engine} command, but no source shows {wanted} running {engines.architecture(model.config)}")
+    if model.chat_repo and re.search(rf"(?<![\w./-]){re.escape(model.hf_repo)}(?![\w.-])", text):
+        problems.append(f"{engine} serves the base repository {model.hf_repo}, not the chat release {model.chat_repo}")
+    return problems
+
+
+def check_mlx(text: str, model: Model) -> list[str]:
+    """Problems of an MLX command: it serves a catalogued MLX repository."""
+    server = next((words for words in _lines(text) if words and words[0] == "mlx_lm.server"), None)
+    if server is None:
+        return ["no mlx_lm.server line"]
+    repo = _options(server).get("--model")
+    return [] if repo in {r.repo for r in model.mlx} else [f"{repo} is not a catalogued MLX repository"]
+
+
 def check_page(page_html: str, catalog: Catalog) -> list[str]:
     """Every problem of the launch commands of one pair page."""
     section = SECTION.search(page_html)
@@ -205,34 +257,38 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
     page = _attributes(section.group(1))
     model, gpu = catalog.models[page["model"]], catalog.gpus[page["gpu"]]
     problems = []
-    shown = PICKED_QUANT.search(page_html)
-    if shown is None or shown.group(1) != page["quant"]:
-        problems.append(f"the page shows {shown and shown.group(1)}, the commands use {page['quant']}")
-    engines = []
+    picked = PICKED_QUANT.search(page_html)
+    if picked is None or picked.group(1) != page["quant"]:
+        problems.append(f"the page shows {picked and picked.group(1)}, the commands use {page['quant']}")
+    shown = []
     for attributes, code in COMMAND.findall(section.group(2)):
         command, text = _attributes(attributes), html.unescape(code)
         engine = command["engine"]
-        engines.append(engine)
+        shown.append(engine)
+        problems += check_common(text, engine, model)
         if engine == "llama.cpp":
             problems += check_llama_cpp(text, page, model)
         elif engine.startswith("vLLM") and "serving" in command:
             serving = SERVING.search(page_html)
-            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model, gpu) if serving
+            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model, gpu, page["context"]) if serving
                          else ["a serving command without a serving section"])
         elif engine.startswith("vLLM"):
             problems += check_vllm(text, page, command, model, gpu)
         elif engine.startswith("SGLang"):
             serving = SERVING.search(page_html)
-            problems += (check_sglang_serving(text, _attributes(serving.group(1)), model) if serving and "serving" in command
+            problems += (check_sglang_serving(text, _attributes(serving.group(1)), model, page["context"])
+                         if serving and "serving" in command
                          else ["an SGLang command without a serving section"])
         elif engine == "Ollama":
             problems += check_ollama(text, page, command, model)
+        elif engine == "MLX":
+            problems += check_mlx(text, model)
         else:
             problems.append(f"unknown engine {engine}")
-    if (page["verdict"] != "no_fit") != ("llama.cpp" in engines):
-        problems.append(f"llama.cpp command {'llama.cpp' in engines} but the page's verdict is {page['verdict']}")
+    if (page["verdict"] != "no_fit" and _runs(model, "llama.cpp")) != ("llama.cpp" in shown):
+        problems.append(f"llama.cpp command {'llama.cpp' in shown} but the page's verdict is {page['verdict']}")
     single_files = [f for r in model.gguf for f in r.files if not SPLIT_PART.search(f.file or "")]
-    if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in engines:
+    if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in shown:
         problems.append(f"a GGUF repository publishes {page['quant']} but the page has no Ollama command")
     return problems
 

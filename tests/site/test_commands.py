@@ -126,12 +126,13 @@ def test_the_checker_holds_an_sglang_command_to_the_same_operating_point(fixture
     kv = serving.split('data-kv="', 1)[1].split('"', 1)[0]
     command = page.split('data-engine="SGLang', 1)[1].split("</code>", 1)[0]
     assert "python -m sglang.launch_server --model-path openai/gpt-oss-20b" in command
-    assert f"--max-running-requests {seqs}" in command and "--tp-size 1" in command and "--context-length 2048" in command
+    assert f"--max-running-requests {seqs}" in command and "--tp-size 1" in command and "--context-length 8192" in command
     assert ("--kv-cache-dtype fp8_e5m2" in command) == (kv == "fp8")
     _assert_each_caught(page, [
         (page.replace(f"--max-running-requests {seqs}", "--max-running-requests 100000", 1), "--max-running-requests 100000 is not"),
         (page.replace("--tp-size 1", "--tp-size 4", 1), "--tp-size 4 is not"),
-        (page.replace("--context-length 2048", "--context-length 4096", 1), "--context-length 4096 is not"),
+        (page.replace("--context-length 8192", "--context-length 2048", 1),
+         "--context-length 2048 serves less than the page's context 8192"),
         (page.replace("--model-path openai/gpt-oss-20b", "--model-path someone/gpt-oss-20b", 1), "is not gpt-oss-20b's own"),
         (page.replace("--tp-size 1", "--tp-size 1 --quantization fp8", 1), "--quantization fp8 for precision"),
         (page.replace("--tp-size 1", "--tp 1", 1), "--tp-size None is not"),
@@ -143,3 +144,49 @@ def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
     catalog = load_catalog(ROOT / "catalog")
     problems = check_site(real_site, catalog)
     assert problems == {}, "\n".join(f"{page}: {p}" for page, found in list(problems.items())[:20] for p in found)
+
+
+def _planted(catalog, model_id: str, **update):
+    """The catalogue with one model's entry changed."""
+    model = catalog.models[model_id].model_copy(update=update)
+    return catalog.model_copy(update={"models": {**catalog.models, model_id: model}})
+
+
+def test_the_checker_catches_a_base_repository_in_a_chat_command(fixture_site: Path, fixture_catalog):
+    """With a chat release catalogued, a command that still serves the model's own (base) repository is flagged."""
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    planted = _planted(fixture_catalog, "llama-3.1-8b", chat_repo="someone/Llama-3.1-8B-Chat")
+    assert "vllm serve meta-llama/Llama-3.1-8B-Instruct" in page
+    assert any("serves the base repository meta-llama/Llama-3.1-8B-Instruct" in p for p in check_page(page, planted))
+    served = page.replace("vllm serve meta-llama/Llama-3.1-8B-Instruct", "vllm serve someone/Llama-3.1-8B-Chat", 1)
+    assert not any("base repository" in p for p in check_page(served, planted))
+
+
+def test_the_checker_catches_a_calibration_file_the_command_does_not_download(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    step = "llama-imatrix -m m.gguf -f calibration.txt -o imatrix.gguf\nllama-server "
+    fetched = "wget https://example.org/data/calibration.txt\n" + step
+    _assert_each_caught(page, [(page.replace("llama-server ", step, 1),
+                                "llama-imatrix reads calibration.txt, which the command does not download")],
+                        fixture_catalog)
+    assert not any("llama-imatrix" in p for p in check_page(page.replace("llama-server ", fetched, 1), fixture_catalog))
+
+
+def test_the_checker_catches_a_command_for_an_engine_that_does_not_run_the_architecture(fixture_site: Path,
+                                                                                         fixture_catalog):
+    """An architecture no source lists, with no GGUF catalogued: the page's llama.cpp, Ollama and vLLM commands
+    are each flagged (the pages of such a model print a sentence instead)."""
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    llama = fixture_catalog.models["llama-3.1-8b"]
+    planted = _planted(fixture_catalog, "llama-3.1-8b", gguf=[], ollama=[],
+                       config={**llama.config, "architectures": ["UnlistedForCausalLM"]})
+    problems = check_page(page, planted)
+    for engine in ("llama.cpp command, but no source shows llama.cpp", "command, but no source shows vllm running"):
+        assert any(engine in p for p in problems), (engine, problems)
+
+
+def test_the_checker_catches_an_uncatalogued_mlx_repository(fixture_catalog):
+    from tests.site.command_check import check_mlx
+    model = fixture_catalog.models["llama-3.1-8b"]
+    assert check_mlx("pip install mlx-lm\nmlx_lm.server --model someone/x-4bit --host 127.0.0.1", model) == [
+        "someone/x-4bit is not a catalogued MLX repository"]
