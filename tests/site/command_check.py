@@ -301,3 +301,61 @@ def check_site(site: Path, catalog: Catalog, language: str = "en") -> dict[str, 
         if problems:
             found[str(page.relative_to(site))] = problems
     return found
+
+
+def figures(site: Path, catalog: Catalog, language: str = "en") -> dict[str, int]:
+    """Counts for the closing note of the weights work over the pair pages of a built site and the catalogue."""
+    counts = dict.fromkeys(("pair pages", "with llama.cpp", "llama.cpp -hf", "llama.cpp built", "with Ollama",
+                            "llama.cpp pages with Ollama", "with MLX", "with vLLM/SGLang", "unsupplied calibration",
+                            "base repository served", "engine not shown (no source)", "pages with problems"), 0)
+    served_contexts = []
+    for path in sorted((site / language / "models").glob("*/*/index.html")):
+        page_html = path.read_text(encoding="utf-8")
+        section = SECTION.search(page_html)
+        counts["pair pages"] += 1
+        if section is None:
+            continue
+        model = catalog.models[_attributes(section.group(1))["model"]]
+        found = {}
+        for attributes, code in COMMAND.findall(section.group(2)):
+            found[_attributes(attributes)["engine"]] = html.unescape(code)
+        llama = found.get("llama.cpp")
+        counts["with llama.cpp"] += llama is not None
+        counts["llama.cpp -hf"] += bool(llama and " -hf " in llama)
+        counts["llama.cpp built"] += bool(llama and "llama-quantize" in llama)
+        counts["with Ollama"] += "Ollama" in found
+        counts["llama.cpp pages with Ollama"] += bool(llama and "Ollama" in found)
+        counts["with MLX"] += "MLX" in found
+        counts["unsupplied calibration"] += any(_calibration(_lines(text)) for text in found.values())
+        counts["base repository served"] += any("base repository" in p for e, text in found.items()
+                                                for p in check_common(text, e, model))
+        counts["engine not shown (no source)"] += "No source we read shows" in section.group(2)
+        for engine, text in found.items():
+            if engine.startswith(("vLLM", "SGLang")):
+                opts = _options(_lines(text)[-1] if engine.startswith("SGLang") else
+                                next(w for w in _lines(text) if w[:2] == ["vllm", "serve"]))
+                length = opts.get("--max-model-len") or opts.get("--context-length")
+                served_contexts.append((int(length), min(8192, model.context_length)))
+        counts["with vLLM/SGLang"] += any(e.startswith(("vLLM", "SGLang")) for e in found)
+        counts["pages with problems"] += bool(check_page(page_html, catalog))
+    counts["min served vLLM/SGLang context"] = min((s for s, _ in served_contexts), default=0)
+    counts["vLLM/SGLang below min(8K, model max)"] = sum(s < want for s, want in served_contexts)
+    models = catalog.models.values()
+    counts.update({
+        "models": len(catalog.models), "models with a GGUF repository": sum(bool(m.gguf) for m in models),
+        "GGUF repositories": sum(len(m.gguf) for m in models),
+        "GGUF files": sum(len(r.files) for m in models for r in m.gguf),
+        "GGUF files with sizes": sum(f.size_bytes is not None for m in models for r in m.gguf for f in r.files),
+        "Ollama tags": sum(len(m.ollama) for m in models), "models with an Ollama tag": sum(bool(m.ollama) for m in models),
+        "MLX repositories": sum(len(m.mlx) for m in models), "vLLM checkpoints": sum(len(m.checkpoints) for m in models),
+        "chat_repo set": sum(bool(m.chat_repo) for m in models), "gated": sum(bool(m.gated) for m in models)})
+    return counts
+
+
+if __name__ == "__main__":  # python -m tests.site.command_check SITE CATALOG: the counts for the closing note
+    import sys
+
+    from generator.catalog.load import load_catalog
+
+    for name, value in figures(Path(sys.argv[1]), load_catalog(Path(sys.argv[2]))).items():
+        print(f"{name}: {value}")

@@ -190,3 +190,43 @@ def test_the_checker_catches_an_uncatalogued_mlx_repository(fixture_catalog):
     model = fixture_catalog.models["llama-3.1-8b"]
     assert check_mlx("pip install mlx-lm\nmlx_lm.server --model someone/x-4bit --host 127.0.0.1", model) == [
         "someone/x-4bit is not a catalogued MLX repository"]
+
+
+def test_commands_serve_the_chat_release_and_log_in_for_a_gated_repository(fixture_catalog):
+    """A base model with a catalogued chat release and a gated licence: the build downloads the chat release after
+    ``hf auth login``; vLLM serves the chat release; an ungated third-party GGUF needs no login."""
+    from generator.pages import commands
+
+    llama = fixture_catalog.models["llama-3.1-8b"].model_copy(update={
+        "hf_repo": "meta-llama/Llama-3.1-8B", "chat_repo": "meta-llama/Llama-3.1-8B-Instruct", "gated": True})
+    build = commands._build_steps(llama, "Q4_K_M")
+    assert build.splitlines()[:2] == ["hf auth login", "hf download meta-llama/Llama-3.1-8B-Instruct "
+                                                       "--local-dir Llama-3.1-8B-Instruct"]
+    assert "imatrix" not in build and "calibration" not in build
+    assert commands.served_repo(llama, "meta-llama/Llama-3.1-8B") == "meta-llama/Llama-3.1-8B-Instruct"
+    assert commands.is_gated(llama, "meta-llama/Llama-3.1-8B-Instruct")
+    assert not commands.is_gated(llama, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF")
+
+
+def test_mlx_serves_the_catalogued_repository_with_the_most_bits_at_or_below_the_page_quant(fixture_catalog):
+    from generator.catalog.schema import MlxRepo
+    from generator.pages import commands
+
+    repos = [MlxRepo(repo=f"mlx-community/M-{bits}bit", bits=bits, source_url="https://huggingface.co/x",
+                     read=dt.date(2026, 12, 1)) for bits in (3, 4, 8)]
+    model = fixture_catalog.models["llama-3.1-8b"].model_copy(update={"mlx": repos})
+    apple = fixture_catalog.gpus["rx-7900-xtx"].model_copy(update={"backends": ["metal"]})
+    command = commands.mlx(model, apple, "Q4_K_M", 5 * 10**9)
+    assert command.text.splitlines()[-1].startswith("mlx_lm.server --model mlx-community/M-4bit ")
+    assert commands.mlx(model, apple, "Q8_0", 9 * 10**9).text.count("M-8bit") == 1
+    assert commands.mlx(model, fixture_catalog.gpus["rx-7900-xtx"], "Q4_K_M", 5 * 10**9) is None
+
+
+def test_every_engine_support_row_cites_an_https_source_with_a_date():
+    from generator.estimate import engines
+
+    for arch, row in engines.TABLE.items():
+        for support in row:
+            assert support.runs == (support.url is not None), arch
+            assert support.url is None or (support.url.startswith("https://github.com/") and support.read), arch
+    assert engines.runs("LlamaForCausalLM", "vllm") and not engines.runs("UnlistedForCausalLM", "vllm")
