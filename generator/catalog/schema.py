@@ -146,9 +146,10 @@ class OllamaTag(Strict):
 
     tag: str = Field(pattern=r"^[\w.-]+:[\w.-]+$")
     quant: QuantName | None = None
-    size_bytes: int | None = Field(default=None, gt=0)
+    size_bytes: int | None = Field(default=None, gt=0, le=2**42)
     source_url: HttpsUrl
     read: dt.date
+    note: str | None = None  # what was read, when not the library page itself
 
 
 class MlxRepo(Strict):
