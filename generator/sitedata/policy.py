@@ -3,7 +3,9 @@ fine-tuning GPU and the cheapest rentable and serving setups. Pure functions of 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable, NamedTuple
 
 from ..catalog.schema import Catalog, CloudOffer, CloudProvider, Model
@@ -11,6 +13,7 @@ from ..estimate import cost, fidelity, serving_setup
 from ..estimate.api import Estimate
 from ..estimate.cost import HOURS_PER_MONTH
 from ..estimate.device import DeviceSpec
+from ..estimate.quant import quant_info
 
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
 OLDER_LAUNCH_YEAR = 2021  # "used or older": launched in this year or before
@@ -36,6 +39,24 @@ def published_quants(model: Model) -> frozenset[str]:
     """Quants a catalogued GGUF repository or Ollama library tag publishes for ``model``."""
     found = {f.quant for repo in model.gguf for f in repo.files} | {t.quant for t in model.ollama if t.quant}
     return frozenset(found | {SAME_FILE_TYPE[q] for q in found if q in SAME_FILE_TYPE})
+
+
+FLOOR_FAMILY = re.compile(r"^(?:Q\d_K(?:_[SML])?|IQ\d_\w+)$")  # llama.cpp K-quants and i-quants
+
+
+@cache
+def floor_bits() -> float:
+    """Nominal bits per weight of the smallest measured quant at the quality floor (IQ4_XS)."""
+    return min(quant_info(q).nominal_bits for q in fidelity.figures() if fidelity.at_floor(q))
+
+
+def meets_floor(quant: str, native_format: str = "bf16") -> bool:
+    """Whether ``quant`` meets the quality floor: graded so from a measurement, or, unmeasured, a K-quant or
+    i-quant with at least the bits per weight of the smallest measured quant that does (Q4_K_S, IQ4_NL, Q5_K_S)."""
+    if fidelity.at_floor(quant, native_format):
+        return True
+    return (fidelity.grade(quant, native_format) == "unmeasured" and bool(FLOOR_FAMILY.match(quant))
+            and quant_info(quant).nominal_bits >= floor_bits())
 
 
 def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True,
@@ -96,7 +117,7 @@ def recommendations(catalog: Catalog, native: str, picks: dict[str, PairResult],
     setup (``picks``, by GPU) fits with margin at or above the quality floor; below it only when none does."""
     gpus = catalog.gpus
     fits = [g for g in gpus if picks[g].estimate.verdict == "fits"]
-    fitting = [g for g in fits if fidelity.at_floor(picks[g].quant, native)]
+    fitting = [g for g in fits if meets_floor(picks[g].quant, native)]
     below = not fitting
     fitting = fitting or fits
     speed = {g: picks[g].estimate.decode_tokens_per_s for g in gpus}

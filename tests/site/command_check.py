@@ -44,6 +44,11 @@ def _lines(text: str) -> list[list[str]]:
     return [shlex.split(line) for line in text.replace("\\\n", " ").splitlines() if line.strip()]
 
 
+def _command_line(text: str) -> list[str]:
+    """The words of a command's last line: its server, after any ``hf auth login``."""
+    return _lines(text)[-1]
+
+
 def _gguf_has(model: Model, repo: str, quant: str) -> bool:
     return any(r.repo == repo and any(f.quant == quant for f in r.files) for r in model.gguf)
 
@@ -105,7 +110,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
 
 def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: Model, gpu: Gpu) -> list[str]:
     """Problems of a vLLM command against the page and the checkpoint's memory."""
-    words = _lines(text)[0]
+    words = _command_line(text)
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
@@ -129,7 +134,7 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
 
 def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gpu, context: str) -> list[str]:
     """Problems of a vLLM command that serves the serving section's operating point, against that section."""
-    words = _lines(text)[0]
+    words = _command_line(text)
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
@@ -163,7 +168,7 @@ SGLANG_KV = {"auto": ("auto",), "fp8": ("fp8_e5m2", "fp8_e4m3")}  # the serving 
 
 def check_sglang_serving(text: str, serving: dict[str, str], model: Model, context: str) -> list[str]:
     """Problems of an SGLang command that serves the serving section's operating point, against that section."""
-    words = _lines(text)[0]
+    words = _command_line(text)
     if words[:3] != ["python", "-m", "sglang.launch_server"]:
         return ["not a python -m sglang.launch_server line"]
     opts, problems = _options(words[3:]), []
@@ -229,12 +234,16 @@ def _calibration(lines: list[list[str]]) -> list[str]:
 
 
 def check_common(text: str, engine: str, model: Model) -> list[str]:
-    """Rules for every command: the engine runs the architecture, and no base repository is served where the
-    catalogue names a chat release."""
+    """Rules for every command: the engine runs the architecture, a gated model's own repositories are downloaded
+    after ``hf auth login``, and no base repository is served where the catalogue names a chat release."""
     problems = []
     wanted = ENGINE_OF.get(engine)
     if wanted and not _runs(model, wanted):
         problems.append(f"{engine} command, but no source shows {wanted} running {engines.architecture(model.config)}")
+    owners = {model.hf_repo.split("/")[0], (model.chat_repo or model.hf_repo).split("/")[0]}
+    if model.gated and any(re.search(rf"(?<![\w./-]){re.escape(owner)}/", text) for owner in owners) and \
+            ["hf", "auth", "login"] not in _lines(text):
+        problems.append(f"{engine} downloads a gated repository of {model.id} without hf auth login")
     if model.chat_repo and re.search(rf"(?<![\w./-]){re.escape(model.hf_repo)}(?![\w.-])", text):
         problems.append(f"{engine} serves the base repository {model.hf_repo}, not the chat release {model.chat_repo}")
     return problems

@@ -230,3 +230,12 @@ def test_every_engine_support_row_cites_an_https_source_with_a_date():
             assert support.runs == (support.url is not None), arch
             assert support.url is None or (support.url.startswith("https://github.com/") and support.read), arch
     assert engines.runs("LlamaForCausalLM", "vllm") and not engines.runs("UnlistedForCausalLM", "vllm")
+
+
+def test_the_checker_catches_a_gated_download_without_a_login(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    planted = _planted(fixture_catalog, "llama-3.1-8b", gated=True)
+    assert any("downloads a gated repository of llama-3.1-8b without hf auth login" in p
+               for p in check_page(page, planted))
+    logged_in = page.replace("vllm serve meta-llama/", "hf auth login\nvllm serve meta-llama/", 1)
+    assert check_page(logged_in, planted) == []

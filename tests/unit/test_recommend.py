@@ -52,3 +52,11 @@ def test_a_quant_that_needs_an_importance_matrix_is_never_picked_to_build():
     tried = _tried(("Q4_K_M", "no_fit", 20), ("Q2_K", "no_fit", 12), ("IQ2_XXS", "tight", 9), ("IQ1_S", "fits", 8))
     assert recommend(tried, fidelity.at_floor, lambda quant: False).quant not in {"IQ2_XXS", "IQ1_S"}
     assert recommend(tried, fidelity.at_floor, {"IQ1_S"}.__contains__).quant == "IQ1_S"  # published: downloaded
+
+
+def test_unmeasured_k_and_i_quants_meet_the_floor_by_bits_per_weight():
+    from generator.sitedata.policy import meets_floor
+
+    assert meets_floor("Q4_K_S") and meets_floor("IQ4_NL") and meets_floor("Q5_K_S")  # >= IQ4_XS's 4.25 bits
+    assert not meets_floor("Q3_K_L") and not meets_floor("IQ3_M") and not meets_floor("Q4_0")  # fewer bits; not K/I
+    assert meets_floor("Q4_K_M") and not meets_floor("Q2_K")  # measured: by their grade
