@@ -3,6 +3,7 @@ note its remark calls for."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from markupsafe import Markup
@@ -43,7 +44,7 @@ def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang,
                          "importance matrix).", quant=quant)
     if remark == "unsupported":
         source = ENGINE_SOURCES[ENGINE_NAMES[engine]]
-        return lang._("No source we read shows a released %(engine)s running this model's architecture "
+        return lang._("No source we read shows mainline %(engine)s running this model's architecture "
                          "(%(arch)s), so there is no %(engine)s command; the list we checked: %(source)s.",
                          engine=engine, arch=serves, source=source)
     if remark == "mlx":
@@ -128,8 +129,8 @@ def pair_commands(results: Results, key: PageKey, quant: str, estimate: Estimate
     for c in found:
         if c is None:
             continue
-        shown = setup if c.engine.startswith("vLLM") and c.remark not in ("serving", "unsupported",
-                                                                          "serving_context") else None
+        shown = (replace(setup, repo=commands.served_repo(model, setup.repo)) if setup and c.engine.startswith("vLLM")
+                 and c.remark not in ("serving", "unsupported", "serving_context") else None)
         note = command_note(c.remark, quant, c.serves, lang, c.engine)
         if c.gated:
             gated = _gated_note(f"https://huggingface.co/{commands.chat_repo(model)}", lang)
