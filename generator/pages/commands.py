@@ -1,8 +1,10 @@
-"""Launch commands for llama.cpp, vLLM and Ollama that match the numbers shown on a page.
+"""Launch commands for llama.cpp, Ollama, MLX, vLLM and SGLang that match the numbers shown on a page.
 
 Each command names only published weights from the catalogue (a GGUF repository that has the quant, an Ollama
-library tag, a Hugging Face checkpoint); without one, the llama.cpp command builds the file from the original
-checkpoint with llama.cpp's own converter and quantizer instead of naming a file no repository has.
+library tag, an MLX repository, a Hugging Face checkpoint), the chat release where the catalogue's repository is a
+base model, and only engines a source shows running the architecture (``estimate.engines``). Without a published
+file the llama.cpp command builds one from the original checkpoint with llama.cpp's converter and quantizer, at a
+quant that needs no importance matrix (the recommendation never picks one to build).
 """
 
 from __future__ import annotations
@@ -11,16 +13,17 @@ import re
 from dataclasses import dataclass
 
 from ..catalog.schema import Gpu, Model
+from ..estimate import engines
 from ..estimate.api import Estimate, native_format
+from ..estimate.quant import quant_info
 from ..estimate.serving_setup import ServingPlan
 from ..sitedata import VllmSetup
 
 LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0", "q4_0": " --cache-type-k q4_0 --cache-type-v q4_0"}
 VLLM_KV_FLAGS = {"f16": "", "q8_0": " --kv-cache-dtype fp8", "q4_0": " --kv-cache-dtype fp8"}
 OLLAMA_KV = {"f16": "", "q8_0": "OLLAMA_KV_CACHE_TYPE=q8_0 ", "q4_0": "OLLAMA_KV_CACHE_TYPE=q4_0 "}
-# llama-quantize refuses these without an importance matrix (tools/quantize: "requires an importance matrix").
 SPLIT = re.compile(r"-\d{5}-of-\d{5}")  # a split GGUF file's part name
-NEEDS_IMATRIX = {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"}
+LOGIN = "hf auth login\n"  # a gated repository: log in (after accepting the licence on its model page)
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,29 @@ class Command:
     serves: str | None = None  # the quant the command loads, where it is not the page's (or not recorded)
     size_bytes: int | None = None  # the published size of what it loads, where catalogued
     skipped: tuple[str, ...] = ()  # checkpoint formats left out because vLLM's kernels do not run them on this GPU
+    gated: bool = False  # downloads a gated repository: the page says to accept its licence and log in
+
+
+def chat_repo(model: Model) -> str:
+    """The repository chat commands serve: the chat release where the catalogue's repository is a base model."""
+    return model.chat_repo or model.hf_repo
+
+
+def served_repo(model: Model, repo: str) -> str:
+    """``repo``, or the chat release in place of the model's own base repository."""
+    return chat_repo(model) if repo == model.hf_repo else repo
+
+
+def is_gated(model: Model, repo: str) -> bool:
+    """Whether downloading ``repo`` needs a login: a gated model's repositories under its own organisation."""
+    return bool(model.gated) and repo.split("/")[0] in {model.hf_repo.split("/")[0], chat_repo(model).split("/")[0]}
+
+
+def runs_on(model: Model, engine: engines.Engine) -> bool:
+    """Whether a source shows ``engine`` running the model's architecture (llama.cpp: or a GGUF is published)."""
+    if engine == "llama.cpp" and model.gguf:
+        return True
+    return engines.runs(engines.architecture(model.config), engine)
 
 
 def gguf_reference(model: Model, quant: str) -> str | None:
@@ -53,32 +79,48 @@ def _layers(estimate: Estimate) -> str:
 
 
 def _build_steps(model: Model, quant: str) -> str:
-    """Download the original checkpoint, convert it to a BF16 GGUF and quantize it with llama.cpp's tools."""
-    name = model.hf_repo.split("/")[1]
-    steps = [f"hf download {model.hf_repo} --local-dir {name}",
-             f"python convert_hf_to_gguf.py {name} --outtype bf16 --outfile {name}-BF16.gguf"]
-    imatrix = ""
-    if quant in NEEDS_IMATRIX:
-        steps.append(f"llama-imatrix -m {name}-BF16.gguf -f calibration.txt -o {name}-imatrix.gguf")
-        imatrix = f"--imatrix {name}-imatrix.gguf "
-    steps.append(f"llama-quantize {imatrix}{name}-BF16.gguf {name}-{quant}.gguf {quant}")
-    return "\n".join(steps) + "\n"
+    """Download the chat checkpoint, convert it to a BF16 GGUF and quantize it with llama.cpp's tools (a quant
+    that needs no importance matrix: the recommendation builds no other)."""
+    repo = chat_repo(model)
+    name = repo.split("/")[1]
+    return (f"{LOGIN if is_gated(model, repo) else ''}hf download {repo} --local-dir {name}\n"
+            f"python convert_hf_to_gguf.py {name} --outtype bf16 --outfile {name}-BF16.gguf\n"
+            f"llama-quantize {name}-BF16.gguf {name}-{quant}.gguf {quant}\n")
 
 
 def llama_cpp(model: Model, quant: str, estimate: Estimate, context_tokens: int, kv_type: str) -> Command:
     """``llama-server`` with context, KV type, flash attention and the offload flags the estimate implies."""
     reference = gguf_reference(model, quant)
     if reference:
-        prefix, source = "", f"-hf {reference}"
+        login = LOGIN if is_gated(model, reference.split(":")[0]) else ""
+        prefix, source = login, f"-hf {reference}"
     else:
-        prefix, source = _build_steps(model, quant), f"-m {model.hf_repo.split('/')[1]}-{quant}.gguf"
+        prefix, source = _build_steps(model, quant), f"-m {chat_repo(model).split('/')[1]}-{quant}.gguf"
     text = (f"{prefix}llama-server {source} \\\n  -c {context_tokens} {_layers(estimate)} -fa on"
             f"{LLAMA_KV_FLAGS.get(kv_type, '')} \\\n  --host 127.0.0.1 --port 8080")
-    remark = None if reference else ("built_imatrix" if quant in NEEDS_IMATRIX else "built")
-    return Command("llama.cpp", text, remark)
+    return Command("llama.cpp", text, None if reference else "built", gated=prefix.startswith(LOGIN))
 
 
-def vllm(setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, utilisation: float,
+def mlx(model: Model, gpu: Gpu, quant: str, file_bytes: int) -> Command | None:
+    """``mlx_lm.server`` on Apple silicon with the catalogued MLX repository of the most bits at or below the
+    page's quant's (and no larger than its file, where the size is known); None elsewhere or without one."""
+    if "metal" not in gpu.backends:
+        return None
+    bits = quant_info(quant).nominal_bits
+    fitting = [r for r in model.mlx if r.bits <= bits and (r.size_bytes is None or r.size_bytes <= file_bytes)]
+    if not fitting:
+        return None
+    repo = max(fitting, key=lambda r: (r.bits, r.repo))
+    text = f"pip install mlx-lm\nmlx_lm.server --model {repo.repo} --host 127.0.0.1 --port 8080"
+    return Command("MLX", text, "mlx", f"{repo.bits}-bit", repo.size_bytes)
+
+
+def unsupported(engine: str, arch: str) -> Command:
+    """No command: no source we read shows this engine running the architecture (the page says so)."""
+    return Command(engine, "", "unsupported", arch)
+
+
+def vllm(model: Model, setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, utilisation: float,
          skipped: tuple[str, ...] = (), runnable: bool = True) -> Command | None:
     """``vllm serve`` of a checkpoint that fits, with max length, memory utilisation, tensor parallel size and KV
     dtype; an empty command with a remark when no catalogued checkpoint fits even eight GPUs; None on Apple GPUs.
@@ -90,9 +132,11 @@ def vllm(setup: VllmSetup | None, gpu: Gpu, context_tokens: int, kv_type: str, u
     if setup is None:
         return Command(engine, "", "vllm_none_fits" if runnable else None, skipped=skipped)
     tp = f" --tensor-parallel-size {setup.gpu_count}" if setup.gpu_count > 1 else ""
-    text = (f"vllm serve {setup.repo} \\\n  --max-model-len {context_tokens} --gpu-memory-utilization {utilisation:.2f}"
+    repo = served_repo(model, setup.repo)
+    login = LOGIN if is_gated(model, repo) else ""
+    text = (f"{login}vllm serve {repo} \\\n  --max-model-len {context_tokens} --gpu-memory-utilization {utilisation:.2f}"
             f"{tp}{VLLM_KV_FLAGS.get(kv_type, '')}")
-    return Command(engine, text, "vllm_multi_gpu" if setup.gpu_count > 1 else None, skipped=skipped)
+    return Command(engine, text, "vllm_multi_gpu" if setup.gpu_count > 1 else None, skipped=skipped, gated=bool(login))
 
 
 def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_type: str) -> Command | None:
@@ -119,32 +163,39 @@ def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_ty
     return None
 
 
-def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, utilisation: float) -> Command | None:
-    """``vllm serve`` at the serving plan's operating point: precision, tensor parallel size, request length,
-    concurrent requests and KV dtype, so the command serves what the page's serving numbers describe."""
+def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int, utilisation: float) -> Command | None:
+    """``vllm serve`` at the serving plan's operating point (precision, tensor parallel size, concurrent requests,
+    KV dtype), so the command serves what the page's serving numbers describe, accepting requests up to the page's
+    context (``context_tokens``: the view checks that the plan's KV cache holds one such request, as vLLM does
+    before it starts)."""
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
     quantize = " --quantization fp8" if plan.precision == "FP8" and native_format(model.config) != "fp8" else ""
     kv = " --kv-cache-dtype fp8" if plan.kv_type == "fp8" else ""
-    text = (f"vllm serve {model.hf_repo} \\\n  --tensor-parallel-size {plan.tensor_parallel}"
-            f" --max-model-len {plan.prompt_tokens + plan.output_tokens} --max-num-seqs {seqs}{quantize}{kv}"
+    repo = chat_repo(model)
+    login = LOGIN if is_gated(model, repo) else ""
+    text = (f"{login}vllm serve {repo} \\\n  --tensor-parallel-size {plan.tensor_parallel}"
+            f" --max-model-len {context_tokens} --max-num-seqs {seqs}{quantize}{kv}"
             f" \\\n  --gpu-memory-utilization {utilisation:.2f}")
-    return Command("vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM", text, "serving")
+    return Command("vLLM (ROCm)" if "cuda" not in gpu.backends else "vLLM", text, "serving", gated=bool(login))
 
 
 SGLANG_FP8_KV = "fp8_e5m2"  # SGLang's FP8 KV dtypes are fp8_e5m2 and fp8_e4m3; e5m2 needs no KV scaling factors
 
 
-def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan) -> Command | None:
+def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int) -> Command | None:
     """``sglang.launch_server`` with the checkpoint, precision, tensor parallel size, request length, concurrent
-    requests and KV size of the serving plan's operating point (flags as sgl-project/sglang ``server_args.py``
+    requests and KV size of the serving plan's operating point, up to the page's context (flags as sgl-project/sglang ``server_args.py``
     names them: ``--tp-size``, ``--context-length``, ``--max-running-requests``)."""
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
     quantize = " --quantization fp8" if plan.precision == "FP8" and native_format(model.config) != "fp8" else ""
     kv = f" --kv-cache-dtype {SGLANG_FP8_KV}" if plan.kv_type == "fp8" else ""
-    text = (f"python -m sglang.launch_server --model-path {model.hf_repo} \\\n  --tp-size {plan.tensor_parallel}"
-            f" --context-length {plan.prompt_tokens + plan.output_tokens} --max-running-requests {seqs}{quantize}{kv}")
-    return Command("SGLang (ROCm)" if "cuda" not in gpu.backends else "SGLang", text, "sglang_serving")
+    repo = chat_repo(model)
+    login = LOGIN if is_gated(model, repo) else ""
+    text = (f"{login}python -m sglang.launch_server --model-path {repo} \\\n  --tp-size {plan.tensor_parallel}"
+            f" --context-length {context_tokens} --max-running-requests {seqs}{quantize}{kv}")
+    return Command("SGLang (ROCm)" if "cuda" not in gpu.backends else "SGLang", text, "sglang_serving",
+                   gated=bool(login))

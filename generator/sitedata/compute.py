@@ -12,8 +12,8 @@ from ..catalog.schema import Catalog, Gpu
 from ..estimate import api, finetune, serving_setup, vllm_support
 from ..estimate.api import Estimate, ModelSpec, Request
 from ..estimate.device import DeviceSpec
-from ..estimate.quant import quant_info
-from .policy import SETUP_QUANTS, PairResult, holds, recommend
+from ..estimate.quant import QUANT_INFO, quant_info
+from .policy import SETUP_QUANTS, PairResult, holds, meets_floor, published_quants, recommend
 from .store import EstimateStore, StoreKeys
 from ..estimate import fidelity
 
@@ -156,18 +156,27 @@ class ModelResults:
         (``limits=False``). One stored value per pair: the estimates share most of their assumption texts."""
         return self.from_store(self.keys.pair(model_id, gpu_id, "quants"), lambda: {
             quant: self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=False)
-            for quant in dict.fromkeys((*preference(self.models[model_id]), *matrix_quants(self.models[model_id])))})
+            for quant in dict.fromkeys((*self.candidates(model_id), *matrix_quants(self.models[model_id])))})
 
     def quant_estimate(self, model_id: str, gpu_id: str, quant: str) -> Estimate:
         """One model at one quant on one GPU at the pages' context (see :meth:`quant_estimates`)."""
         return self.quant_estimates(model_id, gpu_id)[quant]
 
+    def candidates(self, model_id: str) -> tuple[str, ...]:
+        """Quants tried for a pair's recommendation, best first: the preference list and every other GGUF quant
+        the catalogue publishes for the model that the estimator knows, by nominal bits (the list first at ties)."""
+        listed = preference(self.models[model_id])
+        extra = sorted(q for q in published_quants(self.catalog.models[model_id])
+                       if q not in listed and q in QUANT_INFO and QUANT_INFO[q].family == "gguf")
+        ranked = [*listed, *extra]
+        return tuple(sorted(ranked, key=lambda q: (-QUANT_INFO[q].nominal_bits, ranked.index(q)))) if extra else listed
+
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
         """The recommended setup of one pair with its full estimate."""
         def choose() -> PairResult:
-            model = self.models[model_id]
-            quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in preference(model)],
-                              lambda q: fidelity.at_floor(q, model.native_format)).quant
+            model, ready = self.models[model_id], published_quants(self.catalog.models[model_id])
+            quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in self.candidates(model_id)],
+                              lambda q: meets_floor(q, model.native_format), ready.__contains__).quant
             return PairResult(quant, self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=True))
         return self.from_store(self.keys.pair(model_id, gpu_id, "pick"), choose)
 
@@ -272,6 +281,25 @@ class ModelResults:
             return ServingOptions(plan, larger)
         return ServingOptions(None, None)
 
+    def serving_context(self, model_id: str, gpu_id: str) -> tuple[int, int, int]:
+        """(the context serving commands accept, requests of that length the serving plan's KV cache holds with
+        vLLM, with SGLang): vLLM and SGLang refuse to start when one request of the full length does not fit."""
+        def find() -> tuple[int, int, int]:
+            plan, spec = self.serving(model_id, gpu_id)[0], self.models[model_id]
+            context = min(PAGE_CONTEXT_TOKENS, spec.context_length)
+            if plan is None:
+                return (context, 0, 0)
+            device = device_spec(self.catalog.gpus[gpu_id], plan.gpu_count, "tensor")
+            held = []
+            for engine in ("vllm", "sglang"):
+                try:
+                    held.append(serving_setup.setup(spec, device, engine, plan.precision, context - 1, 1,
+                                                    plan.tensor_parallel).max_concurrency)
+                except serving_setup.ServingError:
+                    held.append(0)
+            return (context, held[0], held[1])
+        return self.from_store(self.keys.pair(model_id, gpu_id, "serving-context"), find)
+
     def vllm_checkpoints(self, model_id: str, gpu_id: str) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
         """(repo, quant) checkpoints vLLM's kernels run on this GPU, best precision first, and the formats they do
         not (a GPU vLLM does not run on: none)."""
@@ -329,6 +357,8 @@ class ModelResults:
         yield keys.across_gpus(model_id, "fit-counts"), lambda: self.fit_counts(model_id)
         for gpu_id in self.serving_gpus:
             yield keys.pair(model_id, gpu_id, "serving"), lambda gpu_id=gpu_id: self.serving(model_id, gpu_id)
+            yield (keys.pair(model_id, gpu_id, "serving-context"),
+                   lambda gpu_id=gpu_id: self.serving_context(model_id, gpu_id))
         for quant in SETUP_QUANTS:
             for gpu_id in self.rented_gpus:
                 yield (keys.tensor_parallel(model_id, gpu_id, quant),

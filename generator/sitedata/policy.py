@@ -4,14 +4,17 @@ fine-tuning GPU and the cheapest rentable and serving setups. Pure functions of 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable, NamedTuple
 
-from ..catalog.schema import Catalog, CloudOffer, CloudProvider
+from ..catalog.schema import Catalog, CloudOffer, CloudProvider, Model
 from ..estimate import cost, fidelity, serving_setup
 from ..estimate.api import Estimate
 from ..estimate.cost import HOURS_PER_MONTH
 from ..estimate.device import DeviceSpec
+from ..estimate.quant import quant_info
 
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
 OLDER_LAUNCH_YEAR = 2021  # "used or older": launched in this year or before
@@ -27,19 +30,55 @@ class PairResult:
     estimate: Estimate
 
 
-def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True) -> PairResult:
-    """The best-quality quantization at or above the quality floor that fits, else fits tightly; only then one below
-    the floor that fits or fits tightly; else the smallest that offloads (at the floor first); else the smallest."""
-    for group in ([t for t in tried if at_floor(t[0])], [t for t in tried if not at_floor(t[0])]):
+# llama-quantize refuses these without an importance matrix (tools/quantize: "requires an importance matrix"):
+# never built for a page, only downloaded where a repository publishes them.
+NEEDS_IMATRIX = frozenset({"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"})
+SAME_FILE_TYPE = {"MXFP4": "MXFP4_MOE", "MXFP4_MOE": "MXFP4"}  # an Ollama tag's name for gpt-oss's GGUF file type
+
+
+def published_quants(model: Model) -> frozenset[str]:
+    """Quants a catalogued GGUF repository or Ollama library tag publishes for ``model``."""
+    found = {f.quant for repo in model.gguf for f in repo.files} | {t.quant for t in model.ollama if t.quant}
+    return frozenset(found | {SAME_FILE_TYPE[q] for q in found if q in SAME_FILE_TYPE})
+
+
+FLOOR_FAMILY = re.compile(r"^(?:Q\d_K(?:_[SML])?|IQ\d_\w+)$")  # llama.cpp K-quants and i-quants
+
+
+@cache
+def floor_bits() -> float:
+    """Nominal bits per weight of the smallest measured quant at the quality floor (IQ4_XS)."""
+    return min(quant_info(q).nominal_bits for q in fidelity.figures() if fidelity.at_floor(q))
+
+
+def meets_floor(quant: str, native_format: str = "bf16") -> bool:
+    """Whether ``quant`` meets the quality floor: graded so from a measurement, or, unmeasured, a K-quant or
+    i-quant with at least the bits per weight of the smallest measured quant that does (Q4_K_S, IQ4_NL, Q5_K_S)."""
+    if fidelity.at_floor(quant, native_format):
+        return True
+    return (fidelity.grade(quant, native_format) == "unmeasured" and bool(FLOOR_FAMILY.match(quant))
+            and quant_info(quant).nominal_bits >= floor_bits())
+
+
+def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True,
+              published: Callable[[str], bool] = lambda quant: True) -> PairResult:
+    """The best-quality quantization at or above the quality floor that fits and is published, else one to build
+    that fits (never one that needs an importance matrix), then the same for a tight fit; only then one below the
+    floor in the same order; else the smallest that offloads (at the floor and published first); else the
+    smallest."""
+    usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried
+    for group in ([t for t in usable if at_floor(t[0])], [t for t in usable if not at_floor(t[0])]):
         for wanted in ("fits", "tight"):
-            for quant, estimate in group:
-                if estimate.verdict == wanted:
-                    return PairResult(quant, estimate)
-    offloaded = [t for t in tried if t[1].verdict == "offload"]
+            for ready in (True, False):
+                for quant, estimate in group:
+                    if estimate.verdict == wanted and published(quant) == ready:
+                        return PairResult(quant, estimate)
+    offloaded = [t for t in usable if t[1].verdict == "offload"]
     if offloaded:
-        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), item[1].total_bytes))
+        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), not published(item[0]),
+                                                           item[1].total_bytes))
     else:  # nothing runs: the smallest, to say how far even that is from fitting
-        quant, estimate = min(tried, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
+        quant, estimate = min(usable, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
     return PairResult(quant, estimate)
 
 
@@ -133,7 +172,7 @@ def recommendations(catalog: Catalog, native: str, picks: dict[str, PairResult],
     setup (``picks``, by GPU) fits with margin at or above the quality floor; below it only when none does."""
     gpus = catalog.gpus
     fits = [g for g in gpus if picks[g].estimate.verdict == "fits"]
-    fitting = [g for g in fits if fidelity.at_floor(picks[g].quant, native)]
+    fitting = [g for g in fits if meets_floor(picks[g].quant, native)]
     below = not fitting
     fitting = fitting or fits
     speed = {g: picks[g].estimate.decode_tokens_per_s for g in gpus}

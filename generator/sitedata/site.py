@@ -117,6 +117,11 @@ class SiteData:
         does not (else None)."""
         return self._stored(self._keys.pair(model_id, gpu_id, "multi-gpu"))[0]
 
+    def serving_context(self, model_id: str, gpu_id: str) -> tuple[int, int, int]:
+        """(context the serving commands accept, full-length requests the plan's KV cache holds with vLLM, with
+        SGLang); on GPUs whose pages show no batched serving, (context, 0, 0) is never read."""
+        return self._stored(self._keys.pair(model_id, gpu_id, "serving-context"))
+
     def vllm_setup(self, model_id: str, gpu_id: str) -> VllmSetup | None:
         """The checkpoint vLLM serves for this pair on the fewest GPUs (1, 2, 4 or 8), or None."""
         if self.devices[gpu_id].backend not in vllm_support.VLLM_BACKENDS:
@@ -269,6 +274,7 @@ _STORED_INPUTS: dict[str, Callable[..., tuple[Input, ...]]] = {
     "vllm_checkpoints": _pair, "tensor_parallel_count": _pair, "multi_gpu": _pair,
     # which GPUs serve follows from their segment too
     "serving": lambda model_id, gpu_id, *_: (("input", "model", model_id), ("input", "gpu", gpu_id)),
+    "serving_context": lambda model_id, gpu_id, *_: (("input", "model", model_id), ("input", "gpu", gpu_id)),
     "models": _model, "model_digests": _model, "finetune": _model, "kv_per_1k": _model,
     "devices": lambda gpu_id, *_: (("input", "gpu-spec", gpu_id),),
     "gpu_spec_digests": lambda gpu_id, *_: (("input", "gpu-spec", gpu_id),),

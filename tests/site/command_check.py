@@ -1,5 +1,8 @@
 """The command checker: parse every launch command of a built pair page and hold it against the page's own figures
-(context, KV type, quantization, GPU count, memory) and the catalogue (repositories, files, tags)."""
+(context, KV type, quantization, GPU count, memory) and the catalogue (repositories, files, tags): every repository
+a command names is catalogued, every served context is at least the page's, no command serves a base repository
+where a chat release is catalogued, no step reads a calibration file the command does not download, and no command
+is for an engine no source shows running the model's architecture."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 
 from generator.adapters import device_spec, model_spec
 from generator.catalog.schema import Catalog, Gpu, Model
+from generator.estimate import engines
 from generator.estimate.vllm_support import runs_format
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
@@ -40,6 +44,11 @@ def _lines(text: str) -> list[list[str]]:
     return [shlex.split(line) for line in text.replace("\\\n", " ").splitlines() if line.strip()]
 
 
+def _command_line(text: str) -> list[str]:
+    """The words of a command's last line: its server, after any ``hf auth login``."""
+    return _lines(text)[-1]
+
+
 def _gguf_has(model: Model, repo: str, quant: str) -> bool:
     return any(r.repo == repo and any(f.quant == quant for f in r.files) for r in model.gguf)
 
@@ -66,6 +75,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
     opts, quant, problems = _options(server), page["quant"], []
     if opts.get("-c") != page["context"]:
         problems.append(f"-c {opts.get('-c')} is not the page's context {page['context']}")
+    problems += _calibration(lines)
     if opts.get("-fa") != "on":
         problems.append("flash attention not on")
     for flag in ("--cache-type-k", "--cache-type-v"):
@@ -82,7 +92,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
         if quantize is None or quantize[-1] != quant or quantize[-2] != opts["-m"]:
             problems.append(f"-m {opts['-m']} is not a file the command builds at {quant}")
         download = next((words for words in lines if words[:2] == ["hf", "download"]), None)
-        if download is None or download[2] != model.hf_repo:
+        if download is None or download[2] not in {model.hf_repo, model.chat_repo}:
             problems.append("the build does not download the model's own repository")
     else:
         problems.append("neither -hf nor -m")
@@ -100,15 +110,15 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
 
 def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: Model, gpu: Gpu) -> list[str]:
     """Problems of a vLLM command against the page and the checkpoint's memory."""
-    words = _lines(text)[0]
+    words = _command_line(text)
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
-    repos = {model.hf_repo, *(c.repo for c in model.checkpoints)}
+    repos = {model.hf_repo, *([model.chat_repo] if model.chat_repo else []), *(c.repo for c in model.checkpoints)}
     if words[2] not in repos:
         problems.append(f"{words[2]} is not a catalogued checkpoint of {model.id}")
     else:
-        quant = _native(model) if words[2] == model.hf_repo else next(c.quant for c in model.checkpoints
+        quant = _native(model) if words[2] in (model.hf_repo, model.chat_repo) else next(c.quant for c in model.checkpoints
                                                                        if c.repo == words[2])
         problems += _unsupported(quant, model, gpu)
     if opts.get("--max-model-len") != page["context"]:
@@ -122,25 +132,28 @@ def check_vllm(text: str, page: dict[str, str], command: dict[str, str], model: 
     return problems
 
 
-def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gpu) -> list[str]:
+def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gpu, context: str) -> list[str]:
     """Problems of a vLLM command that serves the serving section's operating point, against that section."""
-    words = _lines(text)[0]
+    words = _command_line(text)
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
-    if words[2] != model.hf_repo:
+    if words[2] not in {model.hf_repo, model.chat_repo}:
         problems.append(f"{words[2]} is not {model.id}'s own checkpoint")
     problems += _serving_point(opts, ("--tensor-parallel-size", "--max-model-len", "--max-num-seqs"), serving, model,
-                               (serving.get("kv"),))
+                               (serving.get("kv"),), context)
     return problems + _unsupported(serving.get("precision", ""), model, gpu)
 
 
 def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: dict[str, str], model: Model,
-                   kv_names: tuple[str | None, ...]) -> list[str]:
-    """Problems of a serving command's tensor parallel, length and concurrency ``flags``, KV dtype (one of
-    ``kv_names``) and on-load quantization against the serving section's operating point."""
+                   kv_names: tuple[str | None, ...], context: str) -> list[str]:
+    """Problems of a serving command's tensor parallel and concurrency ``flags`` against the serving section's
+    operating point, its length flag against the page's ``context`` (a server accepting less rejects the page's
+    requests), its KV dtype (one of ``kv_names``) and on-load quantization."""
     problems = [f"{flag} {opts.get(flag)} is not the serving section's {serving.get(key)}"
-                for flag, key in zip(flags, ("tp", "context", "seqs")) if opts.get(flag) != serving.get(key)]
+                for flag, key in zip(flags[::2], ("tp", "seqs")) if opts.get(flag) != serving.get(key)]
+    if not opts.get(flags[1], "").isdigit() or int(opts[flags[1]]) < int(context):
+        problems.append(f"{flags[1]} {opts.get(flags[1])} serves less than the page's context {context}")
     if int(serving.get("seqs", "0")) > int(serving.get("max", "-1")):
         problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
     if opts.get("--kv-cache-dtype", "auto") not in kv_names:
@@ -153,16 +166,16 @@ def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: d
 SGLANG_KV = {"auto": ("auto",), "fp8": ("fp8_e5m2", "fp8_e4m3")}  # the serving section's KV type, as SGLang names it
 
 
-def check_sglang_serving(text: str, serving: dict[str, str], model: Model) -> list[str]:
+def check_sglang_serving(text: str, serving: dict[str, str], model: Model, context: str) -> list[str]:
     """Problems of an SGLang command that serves the serving section's operating point, against that section."""
-    words = _lines(text)[0]
+    words = _command_line(text)
     if words[:3] != ["python", "-m", "sglang.launch_server"]:
         return ["not a python -m sglang.launch_server line"]
     opts, problems = _options(words[3:]), []
-    if opts.get("--model-path") != model.hf_repo:
+    if opts.get("--model-path") not in {model.hf_repo, model.chat_repo}:
         problems.append(f"{opts.get('--model-path')} is not {model.id}'s own checkpoint")
     problems += _serving_point(opts, ("--tp-size", "--context-length", "--max-running-requests"), serving, model,
-                               SGLANG_KV.get(serving.get("kv", ""), ()))
+                               SGLANG_KV.get(serving.get("kv", ""), ()), context)
     unknown = set(opts) - {"--model-path", "--tp-size", "--context-length", "--max-running-requests", "--kv-cache-dtype",
                            "--quantization"}
     if unknown:
@@ -197,6 +210,54 @@ def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model
     return problems
 
 
+ENGINE_OF = {"llama.cpp": "llama.cpp", "Ollama": "llama.cpp", "MLX": None, "vLLM": "vllm", "vLLM (ROCm)": "vllm",
+             "SGLang": "sglang", "SGLang (ROCm)": "sglang"}
+DOWNLOADERS = ("hf", "huggingface-cli", "wget", "curl")
+
+
+def _runs(model: Model, engine: str) -> bool:
+    """Whether a source shows ``engine`` running the model's architecture (llama.cpp: or a GGUF is catalogued)."""
+    return (engine == "llama.cpp" and bool(model.gguf)) or engines.runs(engines.architecture(model.config), engine)
+
+
+def _calibration(lines: list[list[str]]) -> list[str]:
+    """An importance-matrix step that reads a calibration file no earlier line of the command downloads."""
+    problems, fetched = [], set()
+    for words in lines:
+        if words and words[0] in DOWNLOADERS:
+            fetched.update(w.rsplit("/", 1)[-1] for w in words[1:])
+        if words and words[0] == "llama-imatrix":
+            named = _options(words).get("-f", "")
+            if named.rsplit("/", 1)[-1] not in fetched:
+                problems.append(f"llama-imatrix reads {named or 'no file'}, which the command does not download")
+    return problems
+
+
+def check_common(text: str, engine: str, model: Model) -> list[str]:
+    """Rules for every command: the engine runs the architecture, a gated model's own repositories are downloaded
+    after ``hf auth login``, and no base repository is served where the catalogue names a chat release."""
+    problems = []
+    wanted = ENGINE_OF.get(engine)
+    if wanted and not _runs(model, wanted):
+        problems.append(f"{engine} command, but no source shows {wanted} running {engines.architecture(model.config)}")
+    owners = {model.hf_repo.split("/")[0], (model.chat_repo or model.hf_repo).split("/")[0]}
+    if model.gated and any(re.search(rf"(?<![\w./-]){re.escape(owner)}/", text) for owner in owners) and \
+            ["hf", "auth", "login"] not in _lines(text):
+        problems.append(f"{engine} downloads a gated repository of {model.id} without hf auth login")
+    if model.chat_repo and re.search(rf"(?<![\w./-]){re.escape(model.hf_repo)}(?![\w.-])", text):
+        problems.append(f"{engine} serves the base repository {model.hf_repo}, not the chat release {model.chat_repo}")
+    return problems
+
+
+def check_mlx(text: str, model: Model) -> list[str]:
+    """Problems of an MLX command: it serves a catalogued MLX repository."""
+    server = next((words for words in _lines(text) if words and words[0] == "mlx_lm.server"), None)
+    if server is None:
+        return ["no mlx_lm.server line"]
+    repo = _options(server).get("--model")
+    return [] if repo in {r.repo for r in model.mlx} else [f"{repo} is not a catalogued MLX repository"]
+
+
 def check_page(page_html: str, catalog: Catalog) -> list[str]:
     """Every problem of the launch commands of one pair page."""
     section = SECTION.search(page_html)
@@ -205,34 +266,38 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
     page = _attributes(section.group(1))
     model, gpu = catalog.models[page["model"]], catalog.gpus[page["gpu"]]
     problems = []
-    shown = PICKED_QUANT.search(page_html)
-    if shown is None or shown.group(1) != page["quant"]:
-        problems.append(f"the page shows {shown and shown.group(1)}, the commands use {page['quant']}")
-    engines = []
+    picked = PICKED_QUANT.search(page_html)
+    if picked is None or picked.group(1) != page["quant"]:
+        problems.append(f"the page shows {picked and picked.group(1)}, the commands use {page['quant']}")
+    shown = []
     for attributes, code in COMMAND.findall(section.group(2)):
         command, text = _attributes(attributes), html.unescape(code)
         engine = command["engine"]
-        engines.append(engine)
+        shown.append(engine)
+        problems += check_common(text, engine, model)
         if engine == "llama.cpp":
             problems += check_llama_cpp(text, page, model)
         elif engine.startswith("vLLM") and "serving" in command:
             serving = SERVING.search(page_html)
-            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model, gpu) if serving
+            problems += (check_vllm_serving(text, _attributes(serving.group(1)), model, gpu, page["context"]) if serving
                          else ["a serving command without a serving section"])
         elif engine.startswith("vLLM"):
             problems += check_vllm(text, page, command, model, gpu)
         elif engine.startswith("SGLang"):
             serving = SERVING.search(page_html)
-            problems += (check_sglang_serving(text, _attributes(serving.group(1)), model) if serving and "serving" in command
+            problems += (check_sglang_serving(text, _attributes(serving.group(1)), model, page["context"])
+                         if serving and "serving" in command
                          else ["an SGLang command without a serving section"])
         elif engine == "Ollama":
             problems += check_ollama(text, page, command, model)
+        elif engine == "MLX":
+            problems += check_mlx(text, model)
         else:
             problems.append(f"unknown engine {engine}")
-    if (page["verdict"] != "no_fit") != ("llama.cpp" in engines):
-        problems.append(f"llama.cpp command {'llama.cpp' in engines} but the page's verdict is {page['verdict']}")
+    if (page["verdict"] != "no_fit" and _runs(model, "llama.cpp")) != ("llama.cpp" in shown):
+        problems.append(f"llama.cpp command {'llama.cpp' in shown} but the page's verdict is {page['verdict']}")
     single_files = [f for r in model.gguf for f in r.files if not SPLIT_PART.search(f.file or "")]
-    if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in engines:
+    if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in shown:
         problems.append(f"a GGUF repository publishes {page['quant']} but the page has no Ollama command")
     return problems
 
@@ -245,3 +310,61 @@ def check_site(site: Path, catalog: Catalog, language: str = "en") -> dict[str, 
         if problems:
             found[str(page.relative_to(site))] = problems
     return found
+
+
+def figures(site: Path, catalog: Catalog, language: str = "en") -> dict[str, int]:
+    """Counts for the closing note of the weights work over the pair pages of a built site and the catalogue."""
+    counts = dict.fromkeys(("pair pages", "with llama.cpp", "llama.cpp -hf", "llama.cpp built", "with Ollama",
+                            "llama.cpp pages with Ollama", "with MLX", "with vLLM/SGLang", "unsupplied calibration",
+                            "base repository served", "engine not shown (no source)", "pages with problems"), 0)
+    served_contexts = []
+    for path in sorted((site / language / "models").glob("*/*/index.html")):
+        page_html = path.read_text(encoding="utf-8")
+        section = SECTION.search(page_html)
+        counts["pair pages"] += 1
+        if section is None:
+            continue
+        model = catalog.models[_attributes(section.group(1))["model"]]
+        found = {}
+        for attributes, code in COMMAND.findall(section.group(2)):
+            found[_attributes(attributes)["engine"]] = html.unescape(code)
+        llama = found.get("llama.cpp")
+        counts["with llama.cpp"] += llama is not None
+        counts["llama.cpp -hf"] += bool(llama and " -hf " in llama)
+        counts["llama.cpp built"] += bool(llama and "llama-quantize" in llama)
+        counts["with Ollama"] += "Ollama" in found
+        counts["llama.cpp pages with Ollama"] += bool(llama and "Ollama" in found)
+        counts["with MLX"] += "MLX" in found
+        counts["unsupplied calibration"] += any(_calibration(_lines(text)) for text in found.values())
+        counts["base repository served"] += any("base repository" in p for e, text in found.items()
+                                                for p in check_common(text, e, model))
+        counts["engine not shown (no source)"] += "No source we read shows" in section.group(2)
+        for engine, text in found.items():
+            if engine.startswith(("vLLM", "SGLang")):
+                opts = _options(_lines(text)[-1] if engine.startswith("SGLang") else
+                                next(w for w in _lines(text) if w[:2] == ["vllm", "serve"]))
+                length = opts.get("--max-model-len") or opts.get("--context-length")
+                served_contexts.append((int(length), min(8192, model.context_length)))
+        counts["with vLLM/SGLang"] += any(e.startswith(("vLLM", "SGLang")) for e in found)
+        counts["pages with problems"] += bool(check_page(page_html, catalog))
+    counts["min served vLLM/SGLang context"] = min((s for s, _ in served_contexts), default=0)
+    counts["vLLM/SGLang below min(8K, model max)"] = sum(s < want for s, want in served_contexts)
+    models = catalog.models.values()
+    counts.update({
+        "models": len(catalog.models), "models with a GGUF repository": sum(bool(m.gguf) for m in models),
+        "GGUF repositories": sum(len(m.gguf) for m in models),
+        "GGUF files": sum(len(r.files) for m in models for r in m.gguf),
+        "GGUF files with sizes": sum(f.size_bytes is not None for m in models for r in m.gguf for f in r.files),
+        "Ollama tags": sum(len(m.ollama) for m in models), "models with an Ollama tag": sum(bool(m.ollama) for m in models),
+        "MLX repositories": sum(len(m.mlx) for m in models), "vLLM checkpoints": sum(len(m.checkpoints) for m in models),
+        "chat_repo set": sum(bool(m.chat_repo) for m in models), "gated": sum(bool(m.gated) for m in models)})
+    return counts
+
+
+if __name__ == "__main__":  # python -m tests.site.command_check SITE CATALOG: the counts for the closing note
+    import sys
+
+    from generator.catalog.load import load_catalog
+
+    for name, value in figures(Path(sys.argv[1]), load_catalog(Path(sys.argv[2]))).items():
+        print(f"{name}: {value}")

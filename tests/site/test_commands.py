@@ -126,12 +126,13 @@ def test_the_checker_holds_an_sglang_command_to_the_same_operating_point(fixture
     kv = serving.split('data-kv="', 1)[1].split('"', 1)[0]
     command = page.split('data-engine="SGLang', 1)[1].split("</code>", 1)[0]
     assert "python -m sglang.launch_server --model-path openai/gpt-oss-20b" in command
-    assert f"--max-running-requests {seqs}" in command and "--tp-size 1" in command and "--context-length 2048" in command
+    assert f"--max-running-requests {seqs}" in command and "--tp-size 1" in command and "--context-length 8192" in command
     assert ("--kv-cache-dtype fp8_e5m2" in command) == (kv == "fp8")
     _assert_each_caught(page, [
         (page.replace(f"--max-running-requests {seqs}", "--max-running-requests 100000", 1), "--max-running-requests 100000 is not"),
         (page.replace("--tp-size 1", "--tp-size 4", 1), "--tp-size 4 is not"),
-        (page.replace("--context-length 2048", "--context-length 4096", 1), "--context-length 4096 is not"),
+        (page.replace("--context-length 8192", "--context-length 2048", 1),
+         "--context-length 2048 serves less than the page's context 8192"),
         (page.replace("--model-path openai/gpt-oss-20b", "--model-path someone/gpt-oss-20b", 1), "is not gpt-oss-20b's own"),
         (page.replace("--tp-size 1", "--tp-size 1 --quantization fp8", 1), "--quantization fp8 for precision"),
         (page.replace("--tp-size 1", "--tp 1", 1), "--tp-size None is not"),
@@ -143,3 +144,98 @@ def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
     catalog = load_catalog(ROOT / "catalog")
     problems = check_site(real_site, catalog)
     assert problems == {}, "\n".join(f"{page}: {p}" for page, found in list(problems.items())[:20] for p in found)
+
+
+def _planted(catalog, model_id: str, **update):
+    """The catalogue with one model's entry changed."""
+    model = catalog.models[model_id].model_copy(update=update)
+    return catalog.model_copy(update={"models": {**catalog.models, model_id: model}})
+
+
+def test_the_checker_catches_a_base_repository_in_a_chat_command(fixture_site: Path, fixture_catalog):
+    """With a chat release catalogued, a command that still serves the model's own (base) repository is flagged."""
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    planted = _planted(fixture_catalog, "llama-3.1-8b", chat_repo="someone/Llama-3.1-8B-Chat")
+    assert "vllm serve meta-llama/Llama-3.1-8B-Instruct" in page
+    assert any("serves the base repository meta-llama/Llama-3.1-8B-Instruct" in p for p in check_page(page, planted))
+    served = page.replace("vllm serve meta-llama/Llama-3.1-8B-Instruct", "vllm serve someone/Llama-3.1-8B-Chat", 1)
+    assert not any("base repository" in p for p in check_page(served, planted))
+
+
+def test_the_checker_catches_a_calibration_file_the_command_does_not_download(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / PAIR).read_text(encoding="utf-8")
+    step = "llama-imatrix -m m.gguf -f calibration.txt -o imatrix.gguf\nllama-server "
+    fetched = "wget https://example.org/data/calibration.txt\n" + step
+    _assert_each_caught(page, [(page.replace("llama-server ", step, 1),
+                                "llama-imatrix reads calibration.txt, which the command does not download")],
+                        fixture_catalog)
+    assert not any("llama-imatrix" in p for p in check_page(page.replace("llama-server ", fetched, 1), fixture_catalog))
+
+
+def test_the_checker_catches_a_command_for_an_engine_that_does_not_run_the_architecture(fixture_site: Path,
+                                                                                         fixture_catalog):
+    """An architecture no source lists, with no GGUF catalogued: the page's llama.cpp, Ollama and vLLM commands
+    are each flagged (the pages of such a model print a sentence instead)."""
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    llama = fixture_catalog.models["llama-3.1-8b"]
+    planted = _planted(fixture_catalog, "llama-3.1-8b", gguf=[], ollama=[],
+                       config={**llama.config, "architectures": ["UnlistedForCausalLM"]})
+    problems = check_page(page, planted)
+    for engine in ("llama.cpp command, but no source shows llama.cpp", "command, but no source shows vllm running"):
+        assert any(engine in p for p in problems), (engine, problems)
+
+
+def test_the_checker_catches_an_uncatalogued_mlx_repository(fixture_catalog):
+    from tests.site.command_check import check_mlx
+    model = fixture_catalog.models["llama-3.1-8b"]
+    assert check_mlx("pip install mlx-lm\nmlx_lm.server --model someone/x-4bit --host 127.0.0.1", model) == [
+        "someone/x-4bit is not a catalogued MLX repository"]
+
+
+def test_commands_serve_the_chat_release_and_log_in_for_a_gated_repository(fixture_catalog):
+    """A base model with a catalogued chat release and a gated licence: the build downloads the chat release after
+    ``hf auth login``; vLLM serves the chat release; an ungated third-party GGUF needs no login."""
+    from generator.pages import commands
+
+    llama = fixture_catalog.models["llama-3.1-8b"].model_copy(update={
+        "hf_repo": "meta-llama/Llama-3.1-8B", "chat_repo": "meta-llama/Llama-3.1-8B-Instruct", "gated": True})
+    build = commands._build_steps(llama, "Q4_K_M")
+    assert build.splitlines()[:2] == ["hf auth login", "hf download meta-llama/Llama-3.1-8B-Instruct "
+                                                       "--local-dir Llama-3.1-8B-Instruct"]
+    assert "imatrix" not in build and "calibration" not in build
+    assert commands.served_repo(llama, "meta-llama/Llama-3.1-8B") == "meta-llama/Llama-3.1-8B-Instruct"
+    assert commands.is_gated(llama, "meta-llama/Llama-3.1-8B-Instruct")
+    assert not commands.is_gated(llama, "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF")
+
+
+def test_mlx_serves_the_catalogued_repository_with_the_most_bits_at_or_below_the_page_quant(fixture_catalog):
+    from generator.catalog.schema import MlxRepo
+    from generator.pages import commands
+
+    repos = [MlxRepo(repo=f"mlx-community/M-{bits}bit", bits=bits, source_url="https://huggingface.co/x",
+                     read=dt.date(2026, 12, 1)) for bits in (3, 4, 8)]
+    model = fixture_catalog.models["llama-3.1-8b"].model_copy(update={"mlx": repos})
+    apple = fixture_catalog.gpus["rx-7900-xtx"].model_copy(update={"backends": ["metal"]})
+    command = commands.mlx(model, apple, "Q4_K_M", 5 * 10**9)
+    assert command.text.splitlines()[-1].startswith("mlx_lm.server --model mlx-community/M-4bit ")
+    assert commands.mlx(model, apple, "Q8_0", 9 * 10**9).text.count("M-8bit") == 1
+    assert commands.mlx(model, fixture_catalog.gpus["rx-7900-xtx"], "Q4_K_M", 5 * 10**9) is None
+
+
+def test_every_engine_support_row_cites_an_https_source_with_a_date():
+    from generator.estimate import engines
+
+    for arch, row in engines.TABLE.items():
+        for support in row:
+            assert support.runs == (support.url is not None), arch
+            assert support.url is None or (support.url.startswith("https://github.com/") and support.read), arch
+    assert engines.runs("LlamaForCausalLM", "vllm") and not engines.runs("UnlistedForCausalLM", "vllm")
+
+
+def test_the_checker_catches_a_gated_download_without_a_login(fixture_site: Path, fixture_catalog):
+    page = (fixture_site / VLLM_PAIR).read_text(encoding="utf-8")
+    planted = _planted(fixture_catalog, "llama-3.1-8b", gated=True)
+    assert any("downloads a gated repository of llama-3.1-8b without hf auth login" in p
+               for p in check_page(page, planted))
+    logged_in = page.replace("vllm serve meta-llama/", "hf auth login\nvllm serve meta-llama/", 1)
+    assert check_page(logged_in, planted) == []

@@ -65,7 +65,7 @@ def test_datacenter_pair_page_serves_many_users_at_the_command_s_operating_point
     assert re.search(r"per 1M output tokens and \$[\d.]+ per 1M input tokens", text)
     command = _head(page, r"(vllm serve [^<]*)")
     assert f"--max-num-seqs {point.group(1).replace(',', '')}" in command
-    assert "--max-model-len 2048" in command and "--tensor-parallel-size 1" in command
+    assert "--max-model-len 8192" in command and "--tensor-parallel-size 1" in command  # the page's context
     assert '<svg class="chart"' in page.read_text(encoding="utf-8").split('id="serving"')[1].split("</section>")[0]
 
 
@@ -155,5 +155,9 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
                 "GPUs.") in description
         page = (fixture_site / "en" / "models" / model_id / "index.html").read_text()
         assert f"{counts[model_id]} of the catalogued GPUs hold it fully" in page  # one definition of "fits" (#25)
-    assert counts["deepseek-v3"] == 0  # 671B at Q4_K_M fits neither GPU; a smaller (below-floor) quantization fits the
-    assert any(results.pairs[("deepseek-v3", g)].estimate.verdict in ("fits", "tight") for g in results.catalog.gpus)  # MI300X
+    assert counts["deepseek-v3"] == 0  # 671B at Q4_K_M fits neither GPU, though a smaller quantization fits the MI300X
+    # IQ1_S would fit the MI300X, but no catalogued repository publishes it and building it needs an importance
+    # matrix (a calibration file): the pick is the smallest quant built without one, offloaded
+    assert results.quant_estimate("deepseek-v3", "mi300x", "IQ1_S").verdict in ("fits", "tight")
+    assert (results.pairs[("deepseek-v3", "mi300x")].quant, results.pairs[("deepseek-v3", "mi300x")].estimate.verdict) \
+        == ("Q2_K", "offload")

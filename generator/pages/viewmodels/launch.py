@@ -3,6 +3,7 @@ note its remark calls for."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from markupsafe import Markup
@@ -10,6 +11,7 @@ from markupsafe import Markup
 from ...estimate.api import Estimate
 from ...sitedata import PAGE_CONTEXT_TOKENS, Results
 from .. import commands
+from ...estimate import engines
 from ..plan import PageKey
 from .common import Lang
 
@@ -27,16 +29,27 @@ class CommandRow(NamedTuple):
     note: Markup | None
 
 
-def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang) -> Markup | None:
+ENGINE_NAMES = {"llama.cpp": "llama.cpp", "Ollama": "llama.cpp", "vLLM": "vllm", "vLLM (ROCm)": "vllm",
+                "SGLang": "sglang", "SGLang (ROCm)": "sglang"}
+ENGINE_SOURCES = {"llama.cpp": engines.LLAMA_CPP_URL, "vllm": engines.VLLM_URL,
+                  "sglang": "https://github.com/sgl-project/sglang/tree/main/python/sglang/srt/models"}
+
+
+def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang, engine: str = "") -> Markup | None:
     """What a launch command's remark means, in words."""
     if remark == "built":
-        return lang._("No GGUF repository in our catalogue publishes %(quant)s of this model, so the command builds "
-                         "it from the original checkpoint with llama.cpp's converter and quantizer (run from a llama.cpp "
-                         "checkout).", quant=quant)
-    if remark == "built_imatrix":
-        return lang._("No GGUF repository in our catalogue publishes %(quant)s of this model, so the command builds "
-                         "it from the original checkpoint; %(quant)s needs an importance matrix, computed from a text "
-                         "file of your choice (calibration.txt).", quant=quant)
+        return lang._("No GGUF repository in our catalogue publishes a quantization of this model at or above the "
+                         "quality floor that fits here, so the command builds %(quant)s from the original checkpoint "
+                         "with llama.cpp's converter and quantizer (run from a llama.cpp checkout; %(quant)s needs no "
+                         "importance matrix).", quant=quant)
+    if remark == "unsupported":
+        source = ENGINE_SOURCES[ENGINE_NAMES[engine]]
+        return lang._("No source we read shows mainline %(engine)s running this model's architecture "
+                         "(%(arch)s), so there is no %(engine)s command; the list we checked: %(source)s.",
+                         engine=engine, arch=serves, source=source)
+    if remark == "mlx":
+        return lang._("MLX on Apple silicon loads the %(bits)s MLX release; the figures on this page are for "
+                         "llama.cpp at %(quant)s.", bits=serves, quant=quant)
     if remark == "ollama_smaller_quant":
         return lang._("No published %(quant)s file that Ollama can pull is in our catalogue; this command loads the "
                          "smaller %(served)s instead.", quant=quant, served=serves)
@@ -46,39 +59,84 @@ def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang)
     if remark == "ollama_quant_unknown":
         return lang._("Our catalogue does not record which quantization this Ollama tag ships.")
     if remark == "serving":
-        return lang._("vLLM serves the original checkpoint from Hugging Face at the serving section's precision "
-                         "and operating point.")
+        return lang._("vLLM serves the model's chat checkpoint from Hugging Face at the serving section's "
+                         "precision and concurrent requests, and accepts requests up to the page's context.")
     if remark == "sglang_serving":
-        return lang._("SGLang with the same checkpoint, precision, tensor parallel size, request length and "
+        return lang._("SGLang with the same checkpoint, precision, tensor parallel size, context and "
                          "concurrent requests; the serving section's figures are estimated for vLLM, and SGLang sets "
                          "aside its own share of memory (mem_fraction_static), so its KV cache holds a different "
                          "number of requests.")
+    if remark == "serving_context":
+        return lang._("The serving setup's KV cache does not hold one request of %(ctx)s, so %(engine)s would "
+                         "refuse to start with that context; no command is shown.",
+                         ctx=lang.fmt.tokens(PAGE_CONTEXT_TOKENS), engine=engine)
     if remark == "vllm_none_fits":
         return lang._("No catalogued checkpoint of this model fits vLLM on up to eight of these GPUs at %(ctx)s "
                          "context.", ctx=lang.fmt.tokens(PAGE_CONTEXT_TOKENS))
     return None
 
 
+def _gated_note(model_page: str, lang: Lang) -> Markup:
+    return lang._("This model's repository is gated: accept its licence on %(page)s, then log in with "
+                     "hf auth login (the command's first line).", page=model_page)
+
+
+def _serving(results: Results, key: PageKey, plan: Any, model: Any, gpu: Any) -> list[commands.Command | None]:
+    """The vLLM and SGLang serving commands, each only for an engine that runs the architecture and whose KV
+    cache holds one request of the full context."""
+    context, held_vllm, held_sglang = results.serving_context(key.model, key.gpu)
+    arch = engines.architecture(model.config)
+    found: list[commands.Command | None] = []
+    for engine, held, make in (
+            ("vllm", held_vllm, lambda: commands.vllm_serving(model, gpu, plan, context, results.vllm_utilisation)),
+            ("sglang", held_sglang, lambda: commands.sglang_serving(model, gpu, plan, context))):
+        command = make()
+        if command is None:
+            continue
+        if not commands.runs_on(model, engine):
+            found.append(commands.unsupported(command.engine, arch))
+        elif held < 1:
+            found.append(commands.Command(command.engine, "", "serving_context"))
+        else:
+            found.append(command)
+    return found
+
+
 def pair_commands(results: Results, key: PageKey, quant: str, estimate: Estimate, lang: Lang) -> tuple[CommandRow, ...]:
-    """llama.cpp, vLLM, SGLang (where the page has a serving plan) and Ollama commands for the page's recommended
-    setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs)."""
+    """llama.cpp, vLLM, SGLang (where the page has a serving plan), Ollama and MLX commands for the page's
+    recommended setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs); an
+    engine no source shows running the architecture gets a sentence saying so instead of a command."""
     model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
     setup, (runnable, skipped) = results.vllm_setup(key.model, key.gpu), results.vllm_checkpoints(key.model, key.gpu)
     plan = results.serving(key.model, key.gpu)[0]
-    vllm = (commands.vllm_serving(model, gpu, plan, results.vllm_utilisation) if plan else
-            commands.vllm(setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation, skipped, bool(runnable)))
+    arch = engines.architecture(model.config)
     if not estimate.runs and setup is None and plan is None and not skipped:
         return ()  # nothing runs: the page says so in one sentence
-    found = [vllm, commands.sglang_serving(model, gpu, plan) if plan else None]
-    if estimate.runs:  # no llama.cpp or Ollama command for a setup that does not run
-        found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
-                 commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16")]
+    if plan:
+        found = _serving(results, key, plan, model, gpu)
+    else:
+        vllm = commands.vllm(model, setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation, skipped,
+                             bool(runnable))
+        found = [vllm if vllm is None or commands.runs_on(model, "vllm") else commands.unsupported(vllm.engine, arch)]
+    if estimate.runs:  # no llama.cpp, Ollama or MLX command for a setup that does not run
+        if commands.runs_on(model, "llama.cpp"):
+            found = [commands.llama_cpp(model, quant, estimate, PAGE_CONTEXT_TOKENS, "f16"), *found,
+                     commands.ollama(model, quant, estimate.file_size_bytes, PAGE_CONTEXT_TOKENS, "f16"),
+                     commands.mlx(model, gpu, quant, estimate.file_size_bytes)]
+        else:
+            found = [commands.unsupported("llama.cpp", arch), *found]
     rows = []
     for c in found:
         if c is None:
             continue
-        shown = setup if c.engine.startswith("vLLM") and c.remark != "serving" else None
-        rows.append(CommandRow(c.engine, c.text, c.remark, c.serves, c.size_bytes, ", ".join(c.skipped), shown,
-                               c.remark in ("serving", "sglang_serving"), bool(shown and shown.gpu_count > 1),
-                               command_note(c.remark, quant, c.serves, lang)))
+        shown = (replace(setup, repo=commands.served_repo(model, setup.repo)) if setup and c.engine.startswith("vLLM")
+                 and c.remark not in ("serving", "unsupported", "serving_context") else None)
+        note = command_note(c.remark, quant, c.serves, lang, c.engine)
+        if c.gated:
+            gated = _gated_note(f"https://huggingface.co/{commands.chat_repo(model)}", lang)
+            note = gated if note is None else Markup("{} {}").format(note, gated)
+        rows.append(CommandRow(c.engine, c.text, c.remark, c.serves if c.remark != "unsupported" else None,
+                               c.size_bytes, ", ".join(c.skipped), shown if c.text else None,
+                               c.remark in ("serving", "sglang_serving"), bool(shown and c.text and shown.gpu_count > 1),
+                               note))
     return tuple(rows)

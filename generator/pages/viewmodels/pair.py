@@ -15,6 +15,7 @@ from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.fit import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
 from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
+from ...sitedata.policy import meets_floor
 from .. import charts, labels
 from ..plan import PageKey
 from . import pair_text
@@ -348,7 +349,7 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     pick = results.pairs[(key.model, key.gpu)]
     e, quant = pick.estimate, pick.quant
     grade = fidelity.grade(quant, spec.native_format)
-    at_floor = grade in fidelity.AT_FLOOR
+    at_floor = meets_floor(quant, spec.native_format)  # unmeasured K-/i-quants by bits (policy.meets_floor)
     margin_ratio = e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0
     offloaded = max(0, e.total_bytes - e.usable_bytes)
     matrix = []
