@@ -61,11 +61,21 @@ def runs_on(model: Model, engine: engines.Engine) -> bool:
     return engines.runs(engines.architecture(model.config), engine)
 
 
+# Hugging Face resolves ``repo:TAG`` (llama.cpp's -hf, Ollama's hf.co/) by the quant label in a GGUF file's name;
+# llama.cpp's MXFP4_MOE files (gpt-oss) are named "mxfp4", so that is their label.
+HF_TAGS = {"MXFP4_MOE": "MXFP4"}
+
+
+def hf_tag(quant: str) -> str:
+    """The tag Hugging Face gives a GGUF file of this quant."""
+    return HF_TAGS.get(quant, quant)
+
+
 def gguf_reference(model: Model, quant: str) -> str | None:
-    """``repo:QUANT`` of a catalogued GGUF repository that publishes this quant."""
+    """``repo:TAG`` of a catalogued GGUF repository that publishes this quant."""
     for repo in model.gguf:
         if any(f.quant == quant for f in repo.files):
-            return f"{repo.repo}:{quant}"
+            return f"{repo.repo}:{hf_tag(quant)}"
     return None
 
 
@@ -148,12 +158,14 @@ def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_ty
     tags = [t.tag for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
     if tags:
         return Command("Ollama", f"{env}ollama serve &\nollama run {tags[0]}", serves=quant)
-    files = [(f.size_bytes, repo.repo, f.quant) for repo in model.gguf for f in repo.files if not SPLIT.search(f.file or "")]
+    # a recorded single file only: a quant recorded without its file name may be split
+    files = [(f.size_bytes, repo.repo, f.quant) for repo in model.gguf for f in repo.files
+             if f.file and not SPLIT.search(f.file)]
     same = [f for f in files if f[2] == quant]
     smaller = sorted((f for f in files if f[0] is not None and f[0] <= file_bytes), key=lambda f: (f[0], f[1], f[2]))
     if same or smaller:
         size, repo, served = (same or smaller)[-1]
-        return Command("Ollama", f"{env}ollama serve &\nollama run hf.co/{repo}:{served}",
+        return Command("Ollama", f"{env}ollama serve &\nollama run hf.co/{repo}:{hf_tag(served)}",
                        None if served == quant else "ollama_smaller_quant", served, size)
     fitting = [t for t in model.ollama if t.size_bytes is None or t.size_bytes <= file_bytes]
     if fitting:

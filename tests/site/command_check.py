@@ -15,6 +15,7 @@ from generator.adapters import device_spec, model_spec
 from generator.catalog.schema import Catalog, Gpu, Model
 from generator.estimate import engines
 from generator.estimate.vllm_support import runs_format
+from generator.pages.commands import SPLIT, hf_tag
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
 SERVING = re.compile(r'<section id="serving"([^>]*)>')
@@ -53,6 +54,12 @@ def _gguf_has(model: Model, repo: str, quant: str) -> bool:
     return any(r.repo == repo and any(f.quant == quant for f in r.files) for r in model.gguf)
 
 
+def _gguf_single_file(model: Model, repo: str, quant: str) -> bool:
+    """The repository has this quant as one file of known name (Ollama cannot pull split files)."""
+    return any(r.repo == repo and any(f.quant == quant and f.file and not SPLIT.search(f.file) for f in r.files)
+               for r in model.gguf)
+
+
 def _native(model: Model) -> str:
     """The format of the model's own checkpoint (BF16, FP8, MXFP4) as its config.json declares it."""
     method = str((model.config.get("quantization_config") or {}).get("quant_method", "")).lower()
@@ -83,7 +90,7 @@ def check_llama_cpp(text: str, page: dict[str, str], model: Model) -> list[str]:
             problems.append(f"{flag} {opts.get(flag)} is not the page's KV type {page['kv']}")
     if "-hf" in opts:
         repo, _, named = opts["-hf"].partition(":")
-        if named != quant:
+        if named != hf_tag(quant):
             problems.append(f"-hf names {named}, the page recommends {quant}")
         if not _gguf_has(model, repo, quant):
             problems.append(f"{repo} with {quant} is not in the catalogue")
@@ -200,9 +207,10 @@ def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model
         return problems + ["no ollama run line"]
     name, served = run[2], command.get("serves")
     if name.startswith("hf.co/"):
-        repo, _, quant = name.removeprefix("hf.co/").partition(":")
-        if quant != (served or page["quant"]) or not _gguf_has(model, repo, quant):
-            problems.append(f"{name} is not a catalogued GGUF repository with {served or page['quant']}")
+        repo, _, tag = name.removeprefix("hf.co/").partition(":")
+        quant = served or page["quant"]
+        if tag != hf_tag(quant) or not _gguf_single_file(model, repo, quant):
+            problems.append(f"{name} is not a catalogued single-file GGUF with {quant}")
     elif name not in {t.tag for t in model.ollama}:
         problems.append(f"{name} is not a catalogued Ollama tag")
     if served and served != page["quant"] and int(command.get("size", "0")) > int(page["file"]):

@@ -55,3 +55,22 @@ def test_ollama_prefers_the_library_tag_then_the_repository_then_a_smaller_publi
     assert (smaller.remark, smaller.serves) == ("ollama_smaller_quant", "Q4_K_M")
     # Nothing published is small enough and the library tag is larger: no command
     assert commands.ollama(llama, "IQ1_S", 2_000_000_000, 8192, "f16") is None
+
+
+def test_hugging_face_tags_follow_the_file_names_and_ollama_pulls_only_known_single_files(llama):
+    """gpt-oss's MXFP4_MOE files are named "mxfp4", so -hf and hf.co/ name the tag MXFP4; a quant recorded without
+    its file name may be split, which Ollama cannot pull, so it gets no hf.co/ command."""
+    mxfp4 = SimpleNamespace(repo="ggml-org/gpt-oss-20b-GGUF", files=[SimpleNamespace(
+        quant="MXFP4_MOE", size_bytes=12_109_566_624, file="gpt-oss-20b-mxfp4.gguf")])
+    model = llama.model_copy(update={"gguf": [mxfp4], "ollama": []})
+    assert " -hf ggml-org/gpt-oss-20b-GGUF:MXFP4 " in commands.llama_cpp(model, "MXFP4_MOE", _estimate(), 8192, "f16").text
+    assert commands.ollama(model, "MXFP4_MOE", 12_109_566_624, 8192, "f16").text.endswith(
+        "ollama run hf.co/ggml-org/gpt-oss-20b-GGUF:MXFP4")
+    unnamed = SimpleNamespace(repo="unsloth/GLM-4.5-Air-GGUF", files=[SimpleNamespace(
+        quant="Q4_K_M", size_bytes=None, file=None)])
+    split = SimpleNamespace(repo="unsloth/GLM-4.5-Air-GGUF", files=[SimpleNamespace(
+        quant="Q4_K_M", size_bytes=None, file="Q4_K_M/GLM-4.5-Air-Q4_K_M-00001-of-00002.gguf")])
+    for entry in (unnamed, split):
+        model = llama.model_copy(update={"gguf": [entry], "ollama": []})
+        assert " -hf unsloth/GLM-4.5-Air-GGUF:Q4_K_M " in commands.llama_cpp(model, "Q4_K_M", _estimate(), 8192, "f16").text
+        assert commands.ollama(model, "Q4_K_M", 70_000_000_000, 8192, "f16") is None
