@@ -65,6 +65,10 @@ ASSUMPTION = {
     "speed.dequant_bytes_per_weight": N_("Prefill dequantization traffic (bytes per weight and micro-batch)"),
     "speed.score_bytes": N_("Prefill attention-score traffic (bytes per score)"),
     "speed.mmq_flops_per_fp32_flop": N_("Quantised-matmul FLOPs per FP32 FLOP"),
+    "speed.lpddr_bandwidth_efficiency": N_("Bandwidth efficiency on LPDDR unified memory"),
+    "speed.moe_layer_s": N_("Expert routing time per MoE block (s)"),
+    "speed.expert_bandwidth_efficiency": N_("Expert weight read efficiency"),
+    "speed.expert_tokens_half": N_("Tokens per expert at half GEMM rate"),
 }
 # Estimator assumption texts with their numbers and backend names replaced by %(a)s, %(b)s, … (see ``localise``).
 ASSUMPTION_TEXT = frozenset({
