@@ -88,6 +88,7 @@ ASSUMPTION_TEXT = frozenset({
     N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests %(e)s and %(f)s; flash "
        "attention on)"),
     N_("%(a)s per extra GPU (layer split)"),
+    N_("%(a)s per MoE block"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
     # Clauses the FLOPS rule appends after "; " (``localise`` translates a text clause by clause).
