@@ -55,6 +55,7 @@ EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficien
 MOE_START = {"moe_layer_s": 2e-5, "expert_bandwidth_efficiency": 0.9, "expert_tokens_half": 64.0,
              "lpddr_bandwidth_efficiency": 0.8}
 MOE_SHARE_MIN_ROWS = 4
+JOINT_ETA_STARTS = (0.85, 0.7)  # extra starting points of η_bw in the joint decode fit (see _fit_decode_jointly)
 MOE_MIN_ROWS = 3  # a family's own rows of a kind below which it keeps the MoE (and depth) terms it starts from
 FACTORS = ("dequant_factor",)
 UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes", "gemm_tflops_per_watt")  # see fit_family
@@ -203,17 +204,18 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     prefill = [c for c in mine if c.row.kind == "prefill_tps"]
     rated = [c for c in prefill if c.device.fp16_flops is not None]
     if era == calibration.ERA_CURRENT:
-        return _fit_depth(mine + moe, _fit_moe(moe, _fit_current(family, start, decode, prefill, rated), decode))
+        start = _fit_moe(moe, _fit_current(family, start, decode, prefill, rated), decode)
+        return _fit_depth(mine + moe, _fit_decode_jointly(decode + [c for c in moe if c.row.kind == "decode_tps"], start))
     return _fit_moe(moe, _fit_2024(start, decode, prefill, rated), decode)
 
 
 def _fit_moe(moe: list[Case], start: BackendConstants, dense_decode: Sequence[Case] = ()) -> BackendConstants:
-    """The mixture-of-experts terms on the family's single-GPU MoE rows, the dense constants held (``MOE_START``);
-    a family with fewer than ``MOE_MIN_ROWS`` rows of a kind keeps ``start``'s terms for it (CUDA's, for a family
-    fitted after CUDA)."""
-    single = [c for c in moe if c.device.gpu_count == 1]
-    decode = [c for c in single if c.row.kind == "decode_tps"]
-    prefill = [c for c in single if c.row.kind == "prefill_tps"]
+    """The mixture-of-experts terms on the family's MoE rows (multi-GPU ones too, with the layer-split terms held),
+    the dense constants held (``MOE_START``); a family with fewer than ``MOE_MIN_ROWS`` rows of a kind keeps
+    ``start``'s terms for it: CUDA's, for a family fitted after CUDA (ROCm builds compile the same MMQ and
+    MUL_MAT_ID kernels through HIP)."""
+    decode = [c for c in moe if c.row.kind == "decode_tps"]
+    prefill = [c for c in moe if c.row.kind == "prefill_tps"]
     if len(decode) >= MOE_MIN_ROWS:
         fields = ["moe_layer_s"] + (["expert_bandwidth_efficiency"] if len(decode) >= MOE_SHARE_MIN_ROWS else [])
         start = dataclasses.replace(start, **{f: getattr(start, f) if getattr(start, f) != _neutral(f) else MOE_START[f]
@@ -232,6 +234,26 @@ def _fit_moe(moe: list[Case], start: BackendConstants, dense_decode: Sequence[Ca
             start = dataclasses.replace(start, expert_tokens_half=MOE_START["expert_tokens_half"])
         start = _fit_fields(prefill, start, ["expert_tokens_half"])
     return start
+
+
+def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendConstants:
+    """Current builds with MoE rows: the decode constants all models share (η_bw, per-layer launch cost) refitted
+    together with the MoE and LPDDR terms on every decode row, dense and MoE. With one dense model the per-layer cost
+    and η_bw trade off against each other; models of other layer counts and bytes per layer pin both."""
+    moe = [c for c in decode if c.work.n_experts > 0]
+    if len(moe) < MOE_MIN_ROWS:
+        return start
+    fields = _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode) + ["moe_layer_s"]
+    if len(moe) >= MOE_SHARE_MIN_ROWS:
+        fields.append("expert_bandwidth_efficiency")
+    if start.lpddr_bandwidth_efficiency is not None:
+        fields.append("lpddr_bandwidth_efficiency")
+    # η_bw often sits at its cap after the dense-only fit, a corner the simplex does not leave: start from several
+    # values below it as well and keep the fit with the lowest loss.
+    starts = [start] + [dataclasses.replace(start, bandwidth_efficiency=eta) for eta in JOINT_ETA_STARTS
+                        if "bandwidth_efficiency" in fields]
+    fits = [_fit_fields(decode, s, fields) for s in starts]
+    return min(fits, key=lambda c: soft_l1([calibration.log_error(case, c) for case in decode]))
 
 
 def _fit_depth(cases: list[Case], start: BackendConstants) -> BackendConstants:
