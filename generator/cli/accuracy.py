@@ -17,7 +17,7 @@ from ..estimate import calibration, constants
 from .fit_constants import catalog_models
 
 KIND_NAMES = {"filesize": "file size", "decode_tps": "decode", "prefill_tps": "prefill", "ttft_s": "TTFT"}
-METHOD_NAMES = {"gpu": "leave one GPU out", "source": "leave one source out"}
+METHOD_NAMES = {"gpu": "leave one GPU out", "source": "leave one source out", "model": "leave one model out"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..catalog.load import load_catalog
 from ..estimate import calibration, fit_constants
-from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_source_out,
+from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_model_out,
+                                      leave_one_source_out,
                                       render, statistics_rows, ttft_points)
 
 
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     constants = fit(cases)
     for group, c in sorted(constants.items()):
         print(group, c)
-    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases)
+    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases) + leave_one_model_out(cases)
     held += ttft_points(held)
     stats = statistics_rows(held)
     borrow = borrow_rows(cases, constants)

@@ -2,7 +2,7 @@
 
 Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set
 names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).
-CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per
+CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source) and one model out (model), per
 backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants
 of the same era.
 FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).
@@ -127,6 +127,55 @@ CV_STATS: tuple[tuple[str, str, str, int, float, float, float], ...] = (
     ('source', 'all', 'decode_tps', 435, 0.1129, 1.725, 0.8989),
     ('source', 'all', 'prefill_tps', 432, 0.5779, 16.1146, 0.3241),
     ('source', 'all', 'ttft_s', 428, 0.4163, 1.4454, 0.3435),
+    ('model', 'cuda 2024-05', 'decode_tps', 355, 0.1577, 0.365, 0.893),
+    ('model', 'cuda 2024-05', 'prefill_tps', 355, 0.2053, 18.36, 0.693),
+    ('model', 'cuda 2024-05', 'ttft_s', 355, 0.1862, 1.2005, 0.6761),
+    ('model', 'cuda 2024-05 dense', 'decode_tps', 355, 0.1577, 0.365, 0.893),
+    ('model', 'cuda 2024-05 dense', 'prefill_tps', 355, 0.2053, 18.36, 0.693),
+    ('model', 'cuda 2024-05 dense', 'ttft_s', 355, 0.1862, 1.2005, 0.6761),
+    ('model', 'cuda 2025-26', 'decode_tps', 31, 0.135, 0.7717, 0.6774),
+    ('model', 'cuda 2025-26', 'prefill_tps', 26, 0.2344, 6.6657, 0.6538),
+    ('model', 'cuda 2025-26', 'ttft_s', 24, 0.2374, 0.86, 0.625),
+    ('model', 'cuda 2025-26 dense', 'decode_tps', 21, 0.135, 0.655, 0.7143),
+    ('model', 'cuda 2025-26 dense', 'prefill_tps', 20, 0.2076, 6.6657, 0.7),
+    ('model', 'cuda 2025-26 dense', 'ttft_s', 20, 0.2168, 0.86, 0.7),
+    ('model', 'cuda 2025-26 moe', 'decode_tps', 10, 0.1983, 0.7717, 0.6),
+    ('model', 'cuda 2025-26 moe', 'prefill_tps', 6, 0.3391, 0.6787, 0.5),
+    ('model', 'cuda 2025-26 moe', 'ttft_s', 4, 0.5243, 0.715, 0.25),
+    ('model', 'metal 2024-05', 'decode_tps', 43, 0.3073, 0.7501, 0.4884),
+    ('model', 'metal 2024-05', 'prefill_tps', 43, 0.1128, 0.7336, 0.7674),
+    ('model', 'metal 2024-05', 'ttft_s', 43, 0.126, 0.4232, 0.7209),
+    ('model', 'metal 2024-05 dense', 'decode_tps', 43, 0.3073, 0.7501, 0.4884),
+    ('model', 'metal 2024-05 dense', 'prefill_tps', 43, 0.1128, 0.7336, 0.7674),
+    ('model', 'metal 2024-05 dense', 'ttft_s', 43, 0.126, 0.4232, 0.7209),
+    ('model', 'rocm 2025-26', 'decode_tps', 2, 0.2722, 0.4275, 0.5),
+    ('model', 'rocm 2025-26', 'prefill_tps', 4, 0.3214, 0.5139, 0.5),
+    ('model', 'rocm 2025-26', 'ttft_s', 2, 0.3209, 0.3364, 0.0),
+    ('model', 'rocm 2025-26 dense', 'decode_tps', 2, 0.2722, 0.4275, 0.5),
+    ('model', 'rocm 2025-26 dense', 'prefill_tps', 2, 0.4768, 0.5139, 0.0),
+    ('model', 'rocm 2025-26 dense', 'ttft_s', 2, 0.3209, 0.3364, 0.0),
+    ('model', 'rocm 2025-26 moe', 'prefill_tps', 2, 0.1836, 0.203, 1.0),
+    ('model', 'vulkan 2025-26', 'decode_tps', 4, 0.3733, 1.725, 0.25),
+    ('model', 'vulkan 2025-26', 'prefill_tps', 4, 0.431, 4.8749, 0.0),
+    ('model', 'vulkan 2025-26', 'ttft_s', 4, 0.7284, 0.8229, 0.25),
+    ('model', 'vulkan 2025-26 dense', 'decode_tps', 3, 0.3106, 0.436, 0.3333),
+    ('model', 'vulkan 2025-26 dense', 'prefill_tps', 3, 0.4356, 4.8749, 0.0),
+    ('model', 'vulkan 2025-26 dense', 'ttft_s', 3, 0.7429, 0.8229, 0.0),
+    ('model', 'vulkan 2025-26 hybrid', 'decode_tps', 1, 1.725, 1.725, 0.0),
+    ('model', 'vulkan 2025-26 hybrid', 'prefill_tps', 1, 0.4136, 0.4136, 0.0),
+    ('model', 'vulkan 2025-26 hybrid', 'ttft_s', 1, 0.2992, 0.2992, 1.0),
+    ('model', 'all dense', 'decode_tps', 424, 0.1656, 0.7501, 0.8373),
+    ('model', 'all dense', 'prefill_tps', 423, 0.2018, 18.36, 0.6927),
+    ('model', 'all dense', 'ttft_s', 423, 0.1859, 1.2005, 0.6738),
+    ('model', 'all hybrid', 'decode_tps', 1, 1.725, 1.725, 0.0),
+    ('model', 'all hybrid', 'prefill_tps', 1, 0.4136, 0.4136, 0.0),
+    ('model', 'all hybrid', 'ttft_s', 1, 0.2992, 0.2992, 1.0),
+    ('model', 'all moe', 'decode_tps', 10, 0.1983, 0.7717, 0.6),
+    ('model', 'all moe', 'prefill_tps', 8, 0.2546, 0.6787, 0.625),
+    ('model', 'all moe', 'ttft_s', 4, 0.5243, 0.715, 0.25),
+    ('model', 'all', 'decode_tps', 435, 0.1662, 1.725, 0.8299),
+    ('model', 'all', 'prefill_tps', 432, 0.2028, 18.36, 0.6898),
+    ('model', 'all', 'ttft_s', 428, 0.1863, 1.2005, 0.6706),
 )
 
 # (family, era, lender, kind, median |error| with the lender's constants of the same era)

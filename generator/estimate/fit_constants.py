@@ -355,7 +355,7 @@ def newest(constants: dict[Group, BackendConstants]) -> dict[str, BackendConstan
 class HeldOut:
     """One row predicted by constants fitted without it."""
 
-    method: str  # "gpu" (leave one GPU out) or "source" (leave one source out)
+    method: str  # "gpu" (leave one GPU out), "source" (leave one source out) or "model" (leave one model out)
     family: str
     era: str
     kind: str
@@ -403,6 +403,16 @@ def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
     return out
 
 
+def leave_one_model_out(cases: list[Case]) -> list[HeldOut]:
+    """Each model's rows predicted by constants fitted on the other models' rows only (a (family, era) left without
+    rows borrows the nearest fitted set): how the constants carry to a model they never saw."""
+    out = []
+    for model in sorted({c.row.model for c in cases}):
+        train = [c for c in cases if c.row.model != model]
+        out += _held("model", [c for c in cases if c.row.model == model], fit(train))
+    return out
+
+
 def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
     """Time to first token from paired prefill and decode rows (same method, GPU, backend, model, quant, depth and GPU
     count; the 2024 tables also pair ppN with tgN): the prompt's time at the prefill rate plus one token at the
@@ -426,7 +436,7 @@ def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, flo
     """(method, group, kind, rows, median |error|, worst |error|, share within ±30 %) per backend-era group, per
     backend-era-class group ("cuda 2025-26 moe"), per class over all backends ("all moe") and over all rows."""
     out = []
-    for method in ("gpu", "source"):
+    for method in ("gpu", "source", "model"):
         mine = [p for p in points if p.method == method]
         names = lambda p: {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}  # noqa: E731
         groups = sorted({f"{p.family} {p.era}" for p in mine} | {f"{p.family} {p.era} {p.cls}" for p in mine})
@@ -476,7 +486,7 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
         "",
         "Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set",
         "names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).",
-        "CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per",
+        "CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source) and one model out (model), per",
         "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
         "of the same era.",
         "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",

@@ -112,7 +112,8 @@ def serving_methodology() -> ServingMethodology:
 def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyView:
     """Formulas, assumptions and the cross-validated error on the calibration data."""
     _ = lang.gettext
-    methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "formula": _("formula, nothing fitted")}
+    methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "model": _("leave one model out"),
+               "formula": _("formula, nothing fitted")}
     kinds = {"decode_tps": _("decode"), "prefill_tps": _("prefill"), "ttft_s": _("time to first token"),
              "filesize": _("file size")}
     rows = tuple(ErrorRow(methods[r["method"]], _("all") if r["group"] == "all" else r["group"], kinds[r["kind"]],
