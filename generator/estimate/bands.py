@@ -76,9 +76,9 @@ def error_band(backend: str, arch_class: str = "dense") -> ErrorBand:
     group = class_group if rows else family_group
     values = {}
     for name, kind in KINDS.items():
-        own = _cv(group, kind)
-        if own is None:  # no paired rows for this quantity: the prefill band (TTFT is mostly prefill)
-            own = _cv(group, "prefill_tps") or (0, 0.0)
+        # A quantity without rows of this class takes the backend's figure over all classes; one without any rows
+        # (TTFT needs paired decode and prefill rows) the prefill band, as TTFT is mostly prefill.
+        own = _cv(group, kind) or _cv(family_group, kind) or _cv(group, "prefill_tps") or (0, 0.0)
         borrowing = _borrow_median(lender, kind if kind != "ttft_s" else "prefill_tps") if c.borrowed_from else 0.0
         values[name] = max(own[1], borrowing)
     return ErrorBand(speed.family(backend), values["decode"], values["prefill"], values["ttft"], group,
