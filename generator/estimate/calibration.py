@@ -3,7 +3,10 @@
 The file holds ../shared/calibration/measurements.csv (2024 builds) and measurements-2025-cuda.csv (current CUDA
 builds), plus ROCm and Vulkan rows copied from llama.cpp pull-request tables (each row names its source), with two
 columns added: ``depth`` (tokens in the context before the test, llama-bench "@dN"; empty = 0) and ``era`` (which
-engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``).
+engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``). Rows whose ``model`` is a catalogue id (mixture of
+experts, hybrid and dense models of 2025-26: llama.cpp pull-request tables, benches/dgx-spark.md) are predicted with
+the estimator's own workload of that model (``api.speed_workload``), at the llama-bench file size where a filesize row
+gives it; "pp<N> at -ub 1" rows run one token per step through the decode kernels and are stored as decode rows.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..estimate import bands
 from ..estimate import constants as fitted
 
-CALIBRATION_DATE = "2026-04-05"  # newest measurements bundled: the llama.cpp scoreboard rows scraped 2026-04-05
+CALIBRATION_DATE = "2026-09-02"  # newest measurements bundled: llama.cpp pull request 24546 (comment of 2026-09-02)
 
 
 def constants_table() -> list[dict]:
