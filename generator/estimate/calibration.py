@@ -365,7 +365,8 @@ def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
     fp32 = None if facts.fp32_tflops is None else facts.fp32_tflops * 1e12
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
-                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, lpddr=facts.lpddr, graphs=facts.graphs, fp32_flops=fp32,
+                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, lpddr=facts.lpddr,
+                       graphs=facts.graphs, fp32_flops=fp32,
                        tdp_w=facts.tdp_w, mmq=facts.mmq)
 
 

@@ -2,7 +2,7 @@
 
 Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set
 names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).
-CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source) and one model out (model), per
+CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source), one model out (model), per
 backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants
 of the same era.
 FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).

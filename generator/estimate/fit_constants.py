@@ -205,7 +205,8 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     rated = [c for c in prefill if c.device.fp16_flops is not None]
     if era == calibration.ERA_CURRENT:
         start = _fit_moe(moe, _fit_current(family, start, decode, prefill, rated), decode)
-        return _fit_depth(mine + moe, _fit_decode_jointly(decode + [c for c in moe if c.row.kind == "decode_tps"], start))
+        moe_decode = [c for c in moe if c.row.kind == "decode_tps"]
+        return _fit_depth(mine + moe, _fit_decode_jointly(decode + moe_decode, start))
     return _fit_moe(moe, _fit_2024(start, decode, prefill, rated), decode)
 
 
@@ -486,7 +487,7 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
         "",
         "Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set",
         "names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).",
-        "CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source) and one model out (model), per",
+        "CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source), one model out (model), per",
         "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
         "of the same era.",
         "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",

@@ -140,7 +140,7 @@ class Workload:
     hidden_size: int = 0
     host_dense_bytes: int = 0
     host_expert_bytes: int = 0
-    expert_flops_per_token: float = 0.0  # the routed experts' part of linear_flops_per_token (2 × active expert params)
+    expert_flops_per_token: float = 0.0  # routed experts' part of linear_flops_per_token (2 × active expert params)
     moe_layers: int = 0  # blocks with routed experts (each runs a router, a top-k and MUL_MAT_ID per step)
 
 
@@ -271,7 +271,8 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
     memory = ((dense_gpu + experts_gpu / c.expert_bandwidth_efficiency + sequences * work.state_bytes) / bw
               + sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n))
     compute = sequences * _token_flops_s(work, device, c, depth)
-    return (max(memory, compute) + launch_s(work, c, device.graphs) + moe_routing_s(work, c, device.graphs) + _split_s(device, c)
+    return (max(memory, compute) + launch_s(work, c, device.graphs) + moe_routing_s(work, c, device.graphs)
+            + _split_s(device, c)
             + _host_step_s(work, device, sequences) + _comm_s(work, device, sequences))
 
 

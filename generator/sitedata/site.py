@@ -196,7 +196,8 @@ class SiteData:
 
     def error_bands(self) -> tuple[bands.ErrorBand, ...]:
         """Every backend's band per architecture class, in backend then class order (the methodology table)."""
-        return tuple(self._error_bands[k] for k in sorted(self._error_bands, key=lambda k: (k[0], bands.CLASSES.index(k[1]))))
+        order = sorted(self._error_bands, key=lambda k: (k[0], bands.CLASSES.index(k[1])))
+        return tuple(self._error_bands[k] for k in order)
 
     # --- what a read of a stored value depends on ----------------------------------------------------------
 

@@ -136,7 +136,8 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
               "error on GPUs and sources left out of the fit, over %(n)s measurements.") % {
                 "n": lang.fmt.number(measurements)},
             (home(lang), Crumb(_("Methodology"), urls.methodology(lang.code))), results.calibration_date),
-        report=rows, bands=band_rows, constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in results.constants_table),
+        report=rows, bands=band_rows,
+        constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in results.constants_table),
         charts=figures,
         engines=tuple(EngineRow(e["backend"], labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0],
                                 lang._("yes") if e["current"] else lang._("no")) for e in results.engines),
