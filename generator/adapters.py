@@ -8,8 +8,8 @@ from typing import Any, Callable
 from .catalog.schema import Gpu, Model
 from .estimate.api import ModelSpec, native_format
 from .estimate.architecture import parse_hf_config
-from .estimate.device import (DeviceSpec, Parallel, ampere_or_newer, geforce_rate, is_hbm, pascal_dp4a, pre_ampere,
-                               pre_turing, usable_memory)
+from .estimate.device import (DeviceSpec, Parallel, ampere_or_newer, geforce_rate, is_hbm, is_lpddr, pascal_dp4a,
+                               pre_ampere, pre_turing, usable_memory)
 
 
 def model_spec(model: Model) -> ModelSpec:
@@ -38,7 +38,8 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         fp8_flops=gpu.fp8_tensor_tflops * 1e12 if gpu.fp8_tensor_tflops else None,
         backend=gpu.backends[0], backends=tuple(gpu.backends), unified=gpu.unified_memory, tdp_w=gpu.tdp_w,
         interconnect_bytes_per_s=link, fp16_accumulate_doubles=geforce_rate(gpu.vendor, gpu.name),
-        hbm=is_hbm(gpu.memory_type), graphs=not pre_ampere(gpu.vendor, gpu.launch_date),
+        hbm=is_hbm(gpu.memory_type), lpddr=is_lpddr(gpu.memory_type),
+        graphs=not pre_ampere(gpu.vendor, gpu.launch_date),
         ampere_or_newer=ampere_or_newer(gpu.vendor, gpu.launch_date),
         fp32_flops=gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None,
         mmq="dp4a" if pascal_dp4a(gpu.vendor, gpu.launch_date) else "mma",

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..estimate import calibration, constants
+from .fit_constants import catalog_models
 
 KIND_NAMES = {"filesize": "file size", "decode_tps": "decode", "prefill_tps": "prefill", "ttft_s": "TTFT"}
-METHOD_NAMES = {"gpu": "leave one GPU out", "source": "leave one source out"}
+METHOD_NAMES = {"gpu": "leave one GPU out", "source": "leave one source out", "model": "leave one model out"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,7 +61,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the cross-validated table, then the in-sample one."""
     gpus = _catalog_gpus(args.catalog)
-    in_sample = summary(calibration.accuracy_report(gpus, args.data))
+    models = catalog_models(args.catalog) if gpus else {}
+    in_sample = summary(calibration.accuracy_report(gpus, args.data, models=models))
     cv = cross_validated()
     serving = serving_rows(args.catalog)
     if args.json:

@@ -6,6 +6,7 @@ throughput per GPU, speed per user, TTFT under load and the KV cache's maximum c
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ..catalog.schema import Catalog, Gpu
 from ..errors import Problem, UsageError
 from ..estimate import api, serving_setup
 from ..estimate.architecture import ConfigError
+from ..estimate.device import DeviceSpec
 
 GIB = 2**30
 OPTIONS = {"context_tokens": "--context", "depth": "--depth", "gpu_count": "--gpu-count", "quant": "--quant"}
@@ -35,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sequences", default="1", help="concurrent sequences (default 1)")
     parser.add_argument("--engine", default="llama.cpp",
                         help="llama.cpp, vllm or ollama; serving: vllm, sglang or trtllm (default llama.cpp)")
+    parser.add_argument("--backend", help="llama.cpp backend, one of the GPU's (default: its first, e.g. cuda; "
+                        "vulkan and rocm have their own fitted constants)")
     parser.add_argument("--prompt-tokens", default="4096", help="prompt length for prefill and TTFT (default 4096)")
     parser.add_argument("--depth", default="0", help="tokens already in the context when decoding (default 0)")
     parser.add_argument("--output-tokens", help="serving: output tokens per request")
@@ -114,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     gpu = find_gpu(catalog, args.gpu)
     spec = _model(args, catalog)
     parallel = "tensor" if request.engine == "vllm" else "layer"
-    device = device_spec(gpu, count=request.gpu_count, parallel=parallel)
+    device = _with_backend(device_spec(gpu, count=request.gpu_count, parallel=parallel), args.backend)
     problem = api.impossible_request(spec, request, device.count, device.parallel)
     if problem:
         raise _bad(OPTIONS[problem[0]], problem[1])
@@ -128,6 +132,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(table(spec, gpu, request, result))
     return 0
+
+
+def _with_backend(device: DeviceSpec, backend: str | None) -> DeviceSpec:
+    """The device on ``backend`` (one of its catalogued backends), or as catalogued when None."""
+    if backend is None:
+        return device
+    if backend not in device.backends:
+        raise _bad("--backend", f"{device.name} runs {', '.join(device.backends)}, not {backend!r}")
+    return dataclasses.replace(device, backend=backend)
 
 
 def table(spec: api.ModelSpec, gpu: Gpu, request: api.Request, e: api.Estimate) -> str:

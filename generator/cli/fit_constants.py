@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..catalog.load import load_catalog
 from ..estimate import calibration, fit_constants
-from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_source_out,
+from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_model_out,
+                                      leave_one_source_out,
                                       render, statistics_rows, ttft_points)
 
 
@@ -27,11 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     gpus = _catalog_gpus(args.catalog)
     facts = calibration.gpu_facts(gpus)
     rows = calibration.load_measurements()
-    cases = calibration.speed_cases(rows, facts)
+    cases = calibration.speed_cases(rows, facts, catalog_models(args.catalog))
     constants = fit(cases)
     for group, c in sorted(constants.items()):
         print(group, c)
-    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases)
+    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases) + leave_one_model_out(cases)
     held += ttft_points(held)
     stats = statistics_rows(held)
     borrow = borrow_rows(cases, constants)
@@ -61,6 +62,18 @@ def _catalog_gpus(folder: Path) -> dict:
         return dict(load_catalog(folder).gpus)
     except Exception as error:  # a half-written catalogue must not stop a fit: say so and use the fallback table
         print(f"catalogue not loaded ({error.__class__.__name__}); using the fallback GPU table")
+        return {}
+
+
+def catalog_models(folder: Path) -> dict:
+    """The catalogue's models as the estimator sees them (api.ModelSpec by id), for the calibration rows of catalogued
+    models; empty when the catalogue cannot be read (those rows are then left out)."""
+    from ..adapters import model_spec
+
+    try:
+        return {m.id: model_spec(m) for m in load_catalog(folder).models.values()}
+    except Exception as error:  # a half-written catalogue must not stop a fit: say so and fit the Llama rows
+        print(f"catalogue models not loaded ({error.__class__.__name__}); rows of catalogued models left out")
         return {}
 
 

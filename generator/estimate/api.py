@@ -295,16 +295,35 @@ def _prepare(model: ModelSpec, quant: str, engine: str, kv_type: str, backend: s
     llama_like = engine != "vllm"
     embed_host = w.embed_bytes if llama_like and not arch.tied_embeddings else 0
     gpu_weights = w.file_bytes - embed_host
+    work = _workload(arch, w, layout, quant)
+    blocked = _tp_blocker(arch, tp) if engine == "vllm" else None
+    return _Prepared(w.file_bytes, gpu_weights, embed_host, source, w, layout,
+                     overhead(arch, engine, backend, gpu_count), work, blocked)
+
+
+def _workload(arch: Architecture, w: Weights, layout: KvLayout, quant: str) -> speed.Workload:
+    """What one token reads and computes (the speed model's input) for these weights and KV layout."""
     linear = arch.active_params() - (0 if arch.tied_embeddings else arch.vocab_size * arch.hidden_size)
-    work = speed.Workload(
+    routed = [t for t in arch.tensors if t.role == "expert" and t.layer >= 0 and not arch.layers[t.layer].mtp]
+    expert_active = sum(t.elements for t in routed) * arch.experts_per_token // arch.n_experts if arch.n_experts else 0
+    return speed.Workload(
         dense_weight_bytes=w.dense_read_bytes, linear_flops_per_token=2.0 * linear, n_layers=arch.n_layers,
         attention=_attention_groups(arch, layout), expert_weight_bytes=w.expert_total_bytes,
         experts_per_token=arch.experts_per_token, n_experts=arch.n_experts,
         state_bytes=layout.state_bytes_per_sequence, quantized=quant not in ("BF16", "F16"),
-        hidden_size=arch.hidden_size)
-    blocked = _tp_blocker(arch, tp) if engine == "vllm" else None
-    return _Prepared(w.file_bytes, gpu_weights, embed_host, source, w, layout,
-                     overhead(arch, engine, backend, gpu_count), work, blocked)
+        hidden_size=arch.hidden_size, expert_flops_per_token=2.0 * expert_active,
+        moe_layers=len({t.layer for t in routed}))
+
+
+def speed_workload(model: ModelSpec, quant: str, size_bytes: int | None = None) -> speed.Workload:
+    """The llama.cpp workload of ``model`` at a GGUF ``quant``, its file scaled to ``size_bytes`` when given (else to
+    the published size, else computed): what the calibration rows of catalogued models are predicted with."""
+    arch = model.architecture
+    w = weights(arch, _size_key(quant, "llama.cpp"), _kept_expert_type(model))
+    target = size_bytes or model.measured_size(quant)
+    if target:
+        w = _scaled(w, target / w.file_bytes)
+    return _workload(arch, w, kv_layout(arch, "llama.cpp", "f16", 1), quant)
 
 
 @cache
@@ -394,7 +413,7 @@ def _max_sequences(p: _Prepared, engine: str, context: int, usable: int, limit: 
 def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
     return speed.SpeedDevice(device.bandwidth_bytes_per_s, device.fp16_flops, device.backend, device.count,
                              device.parallel, device.interconnect_bytes_per_s,
-                             fp16_accumulate_doubles=device.fp16_accumulate_doubles, hbm=device.hbm,
+                             fp16_accumulate_doubles=device.fp16_accumulate_doubles, hbm=device.hbm, lpddr=device.lpddr,
                              graphs=device.graphs, fp32_flops=device.fp32_flops, tdp_w=device.tdp_w,
                              mmq=device.mmq)
 

@@ -41,6 +41,14 @@ class BackendConstants:
     # FLOPs per non-tensor FP32 FLOP. ggml_cuda_should_use_mmq (ggml-cuda/mmq.cu) keeps MMQ at every batch size where
     # FP16 MMA is missing, and MMQ then multiplies int8 blocks with __dp4a on the FP32 pipes; None: not fitted.
     dp4a_flops_per_fp32_flop: float | None = None
+    # Mixture of experts (llama.cpp MUL_MAT_ID): a fixed cost per MoE block per decode step (router, top-k, ids, gather),
+    # the share of η_bw the small per-expert GEMVs reach, and the tokens per expert at which an expert's GEMM reaches
+    # half the dense GEMM rate (prefill: each expert sees about ubatch × k / E tokens). Neutral where not fitted.
+    moe_layer_s: float = 0.0
+    # Decode bandwidth efficiency on LPDDR unified memory (DGX Spark, Strix Halo); None: as on other memory.
+    lpddr_bandwidth_efficiency: float | None = None
+    expert_bandwidth_efficiency: float = 1.0
+    expert_tokens_half: float = 0.0
     engine: str = ""  # the engine builds the constants describe (fitted on their measurements)
     borrowed_from: str | None = None  # family whose fitted constants this family uses for lack of its own rows
 
@@ -68,6 +76,11 @@ class BackendConstants:
             ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),
             ("speed.dequant_bytes_per_weight", f"{self.dequant_bytes_per_weight:.2f}"),
             ("speed.score_bytes", f"{self.score_bytes:.1f}"),
+            ("speed.lpddr_bandwidth_efficiency",
+             "—" if self.lpddr_bandwidth_efficiency is None else f"{self.lpddr_bandwidth_efficiency:.3f}"),
+            ("speed.moe_layer_s", f"{self.moe_layer_s:.2e} per MoE block"),
+            ("speed.expert_bandwidth_efficiency", f"{self.expert_bandwidth_efficiency:.3f}"),
+            ("speed.expert_tokens_half", f"{self.expert_tokens_half:.0f}"),
             ("speed.mmq_flops_per_fp32_flop",
              "—" if self.mmq_flops_per_fp32_flop is None else f"{self.mmq_flops_per_fp32_flop:.2f}"),
         )

@@ -1,37 +1,59 @@
-"""Typical error of each speed figure per backend, from the cross-validated statistics the fit script stored.
+"""Typical error of each speed figure per backend and architecture class, from the cross-validated statistics the
+fit script stored.
 
-A backend's band is the median absolute error of its newest constants set on GPUs left out of the fit (leave one
-GPU out). A backend without measurements of its own borrows CUDA's constants, and its band widens to the larger of
-CUDA's band and the measured cost of borrowing (another family's rows predicted with CUDA's constants of the same
-engine era).
+A band is the median absolute error of the newest constants set on GPUs left out of the fit (leave one GPU out), over
+the held-out rows of the page's own architecture class (dense, mixture of experts, hybrid linear attention) on that
+backend. A class with fewer than ``FEW_ROWS`` held-out decode rows is marked "few measurements" and one without any
+"not validated"; its figures are then the backend's over all classes. A backend without measurements of its own
+borrows CUDA's constants, and its band widens to the larger of CUDA's band and the measured cost of borrowing (another
+family's rows predicted with CUDA's constants of the same engine era).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from . import speed
+from .architecture import Architecture
 
 KINDS = {"decode": "decode_tps", "prefill": "prefill_tps", "ttft": "ttft_s"}
+CLASSES = ("dense", "moe", "hybrid")
+FEW_ROWS = 8  # fewer held-out rows than this: the page says "few measurements" instead of a precise-looking band
+Status = Literal["validated", "few", "none"]
 
 
 @dataclass(frozen=True)
 class ErrorBand:
-    """Median absolute cross-validated error of decode, prefill and time to first token for one backend."""
+    """Median absolute cross-validated error of decode, prefill and time to first token for one backend and class."""
 
     backend: str
     decode: float
     prefill: float
     ttft: float
-    group: str  # the backend-era whose held-out rows give the figures
+    group: str  # the backend-era(-class) whose held-out rows give the figures
     borrowed_from: str | None = None
+    architecture: str = "dense"  # the architecture class the band is for
+    rows: int = 0  # held-out decode and prefill rows of that class on this backend's constants
+
+    @property
+    def status(self) -> Status:
+        """validated (≥ FEW_ROWS rows), few (some) or none (no held-out row of this class)."""
+        return "validated" if self.rows >= FEW_ROWS else "few" if self.rows else "none"
 
 
-def _cv_median(group: str, kind: str) -> float | None:
+def architecture_class(arch: Architecture) -> str:
+    """dense, moe (routed experts, attention only) or hybrid (linear-attention / state-space layers)."""
+    if any(layer.attention in ("linear", "mamba") for layer in arch.main_layers):
+        return "hybrid"
+    return "moe" if arch.n_experts > 0 else "dense"
+
+
+def _cv(group: str, kind: str) -> tuple[int, float] | None:
     from .constants import CV_STATS
 
-    return next((m for method, g, k, _, m, _, _ in CV_STATS if method == "gpu" and g == group and k == kind), None)
+    return next(((n, m) for method, g, k, n, m, _, _ in CV_STATS if method == "gpu" and g == group and k == kind), None)
 
 
 def _borrow_median(lender: str, kind: str) -> float:
@@ -42,20 +64,22 @@ def _borrow_median(lender: str, kind: str) -> float:
 
 
 @cache
-def error_band(backend: str) -> ErrorBand:
-    """The typical ±error of a speed figure on ``backend`` (see the module docstring)."""
+def error_band(backend: str, arch_class: str = "dense") -> ErrorBand:
+    """The typical ±error of a speed figure on ``backend`` for a model of ``arch_class`` (module docstring)."""
     from .constants import ERA_CONSTANTS
 
     c = speed.constants_for(backend)
     lender = c.borrowed_from or c.family
     era = next(e for (f, e), k in ERA_CONSTANTS.items() if f == lender and k.engine == c.engine)
-    group = f"{lender} {era}"
+    family_group, class_group = f"{lender} {era}", f"{lender} {era} {arch_class}"
+    rows = sum((_cv(class_group, kind) or (0, 0.0))[0] for kind in ("decode_tps", "prefill_tps"))
+    group = class_group if rows else family_group
     values = {}
     for name, kind in KINDS.items():
-        own = _cv_median(group, kind)
-        if own is None:  # no paired rows for this quantity: the prefill band (TTFT is mostly prefill)
-            own = _cv_median(group, "prefill_tps") or 0.0
+        # A quantity without rows of this class takes the backend's figure over all classes; one without any rows
+        # (TTFT needs paired decode and prefill rows) the prefill band, as TTFT is mostly prefill.
+        own = _cv(group, kind) or _cv(family_group, kind) or _cv(group, "prefill_tps") or (0, 0.0)
         borrowing = _borrow_median(lender, kind if kind != "ttft_s" else "prefill_tps") if c.borrowed_from else 0.0
-        values[name] = max(own, borrowing)
+        values[name] = max(own[1], borrowing)
     return ErrorBand(speed.family(backend), values["decode"], values["prefill"], values["ttft"], group,
-                     c.borrowed_from)
+                     c.borrowed_from, arch_class, rows)

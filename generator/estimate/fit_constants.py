@@ -46,7 +46,17 @@ PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor"
                   "score_bytes", "pipeline_efficiency", "gemm_tflops_per_watt")
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
 EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "compute_efficiency",
-                "attention_efficiency", "pipeline_efficiency")
+                "attention_efficiency", "pipeline_efficiency", "expert_bandwidth_efficiency",
+                "lpddr_bandwidth_efficiency")
+# Mixture-of-experts terms (speed docstring), fitted on a family's MoE rows after its dense constants: the routing
+# cost per MoE block and the expert GEMVs' share of η_bw on decode rows (the share only where four or more decode rows
+# pin it next to the routing cost), the tokens per expert at half GEMM rate on prefill rows. Start values: a router
+# GEMV plus top-k and gather launches (~20 µs), and half rate at 64 tokens per expert (MMQ's smallest tile width).
+MOE_START = {"moe_layer_s": 2e-5, "expert_bandwidth_efficiency": 0.9, "expert_tokens_half": 64.0,
+             "lpddr_bandwidth_efficiency": 0.8}
+MOE_SHARE_MIN_ROWS = 4
+JOINT_ETA_STARTS = (0.85, 0.7)  # extra starting points of η_bw in the joint decode fit (see _fit_decode_jointly)
+MOE_MIN_ROWS = 3  # a family's own rows of a kind below which it keeps the MoE (and depth) terms it starts from
 FACTORS = ("dequant_factor",)
 UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes", "gemm_tflops_per_watt")  # see fit_family
 START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.6, kv_efficiency=0.3,
@@ -188,22 +198,99 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     cannot identify keep ``start``'s values."""
     mine = [c for c in cases if c.family == family and c.era == era]
     start = dataclasses.replace(start, family=family, engine=ENGINES[(family, era)], borrowed_from=None)
+    moe = [c for c in mine if c.work.n_experts > 0]
+    mine = [c for c in mine if c.work.n_experts == 0]
     decode = [c for c in mine if c.row.kind == "decode_tps"]
     prefill = [c for c in mine if c.row.kind == "prefill_tps"]
     rated = [c for c in prefill if c.device.fp16_flops is not None]
     if era == calibration.ERA_CURRENT:
-        start = dataclasses.replace(start, **CURRENT_FIXED)
-        start = _fit_fields(decode, start, _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode))
-        mmq = family in MMQ_FAMILIES and any(c.device.fp32_flops is not None for c in rated)
-        start = dataclasses.replace(start, mmq_flops_per_fp32_flop=(start.mmq_flops_per_fp32_flop or MMQ_START)
-                                    if mmq else None)
-        fields = (["dequant_factor"] if rated else []) + (["mmq_flops_per_fp32_flop"] if mmq else [])
-        start = _fit_fields(rated, start, fields, factor_floor=MMQ_FACTOR_FLOOR)
-        dp4a = [c for c in prefill if c.device.mmq == "dp4a" and c.device.fp32_flops is not None]
-        if dp4a:
-            start = dataclasses.replace(start, dp4a_flops_per_fp32_flop=start.dp4a_flops_per_fp32_flop or DP4A_START)
-            start = _fit_fields(dp4a, start, ["dp4a_flops_per_fp32_flop"])
-        return _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"] if prefill else [])
+        start = _fit_moe(moe, _fit_current(family, start, decode, prefill, rated), decode)
+        moe_decode = [c for c in moe if c.row.kind == "decode_tps"]
+        return _fit_depth(mine + moe, _fit_decode_jointly(decode + moe_decode, start))
+    return _fit_moe(moe, _fit_2024(start, decode, prefill, rated), decode)
+
+
+def _fit_moe(moe: list[Case], start: BackendConstants, dense_decode: Sequence[Case] = ()) -> BackendConstants:
+    """The mixture-of-experts terms on the family's MoE rows (multi-GPU ones too, with the layer-split terms held),
+    the dense constants held (``MOE_START``); a family with fewer than ``MOE_MIN_ROWS`` rows of a kind keeps
+    ``start``'s terms for it: CUDA's, for a family fitted after CUDA (ROCm builds compile the same MMQ and
+    MUL_MAT_ID kernels through HIP)."""
+    decode = [c for c in moe if c.row.kind == "decode_tps"]
+    prefill = [c for c in moe if c.row.kind == "prefill_tps"]
+    if len(decode) >= MOE_MIN_ROWS:
+        fields = ["moe_layer_s"] + (["expert_bandwidth_efficiency"] if len(decode) >= MOE_SHARE_MIN_ROWS else [])
+        start = dataclasses.replace(start, **{f: getattr(start, f) if getattr(start, f) != _neutral(f) else MOE_START[f]
+                                             for f in fields})
+        # LPDDR unified memory (DGX Spark, Strix Halo) has its own bandwidth efficiency; it is fitted with the MoE
+        # terms on the same decode rows plus the dense LPDDR ones, since most LPDDR rows are of MoE models.
+        lpddr = [c for c in dense_decode if c.device.lpddr] + [c for c in decode if c.device.lpddr]
+        if lpddr and any(not c.device.lpddr for c in decode):
+            start = dataclasses.replace(start, lpddr_bandwidth_efficiency=start.lpddr_bandwidth_efficiency
+                                        or MOE_START["lpddr_bandwidth_efficiency"])
+            fields.append("lpddr_bandwidth_efficiency")
+            decode = decode + [c for c in dense_decode if c.device.lpddr]
+        start = _fit_fields(decode, start, fields)
+    if len(prefill) >= MOE_MIN_ROWS:
+        if start.expert_tokens_half <= 0:
+            start = dataclasses.replace(start, expert_tokens_half=MOE_START["expert_tokens_half"])
+        start = _fit_fields(prefill, start, ["expert_tokens_half"])
+    return start
+
+
+def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendConstants:
+    """Current builds with MoE rows: the decode constants all models share (η_bw, per-layer launch cost) refitted
+    together with the MoE and LPDDR terms on every decode row, dense and MoE. With one dense model the per-layer cost
+    and η_bw trade off against each other; models of other layer counts and bytes per layer pin both."""
+    moe = [c for c in decode if c.work.n_experts > 0]
+    if len(moe) < MOE_MIN_ROWS:
+        return start
+    fields = _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode) + ["moe_layer_s"]
+    if len(moe) >= MOE_SHARE_MIN_ROWS:
+        fields.append("expert_bandwidth_efficiency")
+    if start.lpddr_bandwidth_efficiency is not None:
+        fields.append("lpddr_bandwidth_efficiency")
+    # η_bw often sits at its cap after the dense-only fit, a corner the simplex does not leave: start from several
+    # values below it as well and keep the fit with the lowest loss.
+    starts = [start] + [dataclasses.replace(start, bandwidth_efficiency=eta) for eta in JOINT_ETA_STARTS
+                        if "bandwidth_efficiency" in fields]
+    fits = [_fit_fields(decode, s, fields) for s in starts]
+    return min(fits, key=lambda c: soft_l1([calibration.log_error(case, c) for case in decode]))
+
+
+def _fit_depth(cases: list[Case], start: BackendConstants) -> BackendConstants:
+    """Current builds: the KV read efficiency on single-GPU decode rows at a depth (flash attention reads the cache
+    faster than the 2024 builds' separate KQ and KQV products), every other constant held, where ``MOE_MIN_ROWS`` such
+    rows pin it. The layer-split terms stay the 2024 fit's: the current multi-GPU rows are one rig and one model,
+    whose single-GPU time is itself an estimate, so they would fit that model's error, not the hand-over."""
+    deep = [c for c in cases if c.row.kind == "decode_tps" and c.row.depth > 0 and c.device.gpu_count == 1]
+    if len(deep) >= MOE_MIN_ROWS:
+        start = _fit_fields(deep, start, ["kv_efficiency"])
+    return start
+
+
+def _neutral(field: str) -> float:
+    return next(f.default for f in dataclasses.fields(BackendConstants) if f.name == field)
+
+
+def _fit_current(family: str, start: BackendConstants, decode: list[Case], prefill: list[Case],
+                 rated: list[Case]) -> BackendConstants:
+    """Current builds (see ``fit_family``), dense rows only."""
+    start = dataclasses.replace(start, **CURRENT_FIXED)
+    start = _fit_fields(decode, start, _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode))
+    mmq = family in MMQ_FAMILIES and any(c.device.fp32_flops is not None for c in rated)
+    start = dataclasses.replace(start, mmq_flops_per_fp32_flop=(start.mmq_flops_per_fp32_flop or MMQ_START)
+                                if mmq else None)
+    fields = (["dequant_factor"] if rated else []) + (["mmq_flops_per_fp32_flop"] if mmq else [])
+    start = _fit_fields(rated, start, fields, factor_floor=MMQ_FACTOR_FLOOR)
+    dp4a = [c for c in prefill if c.device.mmq == "dp4a" and c.device.fp32_flops is not None]
+    if dp4a:
+        start = dataclasses.replace(start, dp4a_flops_per_fp32_flop=start.dp4a_flops_per_fp32_flop or DP4A_START)
+        start = _fit_fields(dp4a, start, ["dp4a_flops_per_fp32_flop"])
+    return _fit_fields(calibration.without_flops(prefill), start, ["flops_per_byte"] if prefill else [])
+
+
+def _fit_2024(start: BackendConstants, decode: list[Case], prefill: list[Case], rated: list[Case]) -> BackendConstants:
+    """2024 builds (see ``fit_family``), dense rows only."""
     start = _fit_fields(decode, start, _identifiable(DECODE_FIELDS, decode))
     if rated:
         start = _fit_fields(rated, start, _identifiable(PREFILL_FIELDS, rated))
@@ -269,7 +356,7 @@ def newest(constants: dict[Group, BackendConstants]) -> dict[str, BackendConstan
 class HeldOut:
     """One row predicted by constants fitted without it."""
 
-    method: str  # "gpu" (leave one GPU out) or "source" (leave one source out)
+    method: str  # "gpu" (leave one GPU out), "source" (leave one source out) or "model" (leave one model out)
     family: str
     era: str
     kind: str
@@ -278,12 +365,13 @@ class HeldOut:
     measured: float
     predicted: float
     setup: tuple = ()  # (model, quant, depth, backend): what a prefill row pairs with for time to first token
+    cls: str = "dense"  # architecture class of the row's model (calibration.architecture_class)
 
 
 def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstants]) -> list[HeldOut]:
     return [HeldOut(method, c.family, c.era, c.row.kind, c.gpu_id, c.row.context, c.row.value,
                     calibration.predict(c, resolve(constants, c.group)),
-                    (c.row.model, c.row.quant, c.row.depth, c.device.gpu_count)) for c in cases]
+                    (c.row.model, c.row.quant, c.row.depth, c.device.gpu_count), c.arch_class) for c in cases]
 
 
 def leave_one_gpu_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
@@ -316,6 +404,16 @@ def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
     return out
 
 
+def leave_one_model_out(cases: list[Case]) -> list[HeldOut]:
+    """Each model's rows predicted by constants fitted on the other models' rows only (a (family, era) left without
+    rows borrows the nearest fitted set): how the constants carry to a model they never saw."""
+    out = []
+    for model in sorted({c.row.model for c in cases}):
+        train = [c for c in cases if c.row.model != model]
+        out += _held("model", [c for c in cases if c.row.model == model], fit(train))
+    return out
+
+
 def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
     """Time to first token from paired prefill and decode rows (same method, GPU, backend, model, quant, depth and GPU
     count; the 2024 tables also pair ppN with tgN): the prompt's time at the prefill rate plus one token at the
@@ -331,19 +429,22 @@ def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
             continue
         n = p.context or 512
         out.append(HeldOut(p.method, p.family, p.era, "ttft_s", p.gpu, n, n / p.measured + 1 / d.measured,
-                           n / p.predicted + 1 / d.predicted))
+                           n / p.predicted + 1 / d.predicted, p.setup, p.cls))
     return out
 
 
 def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, float, float, float]]:
-    """(method, group, kind, rows, median |error|, worst |error|, share within ±30 %) per backend-era group and all."""
+    """(method, group, kind, rows, median |error|, worst |error|, share within ±30 %) per backend-era group, per
+    backend-era-class group ("cuda 2025-26 moe"), per class over all backends ("all moe") and over all rows."""
     out = []
-    for method in ("gpu", "source"):
+    for method in ("gpu", "source", "model"):
         mine = [p for p in points if p.method == method]
-        groups = sorted({f"{p.family} {p.era}" for p in mine}) + ["all"]
+        names = lambda p: {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}  # noqa: E731
+        groups = sorted({f"{p.family} {p.era}" for p in mine} | {f"{p.family} {p.era} {p.cls}" for p in mine})
+        groups += sorted({f"all {p.cls}" for p in mine}) + ["all"]
         for group in groups:
             for kind in calibration.SPEED_KINDS + ("ttft_s",):
-                sel = [p for p in mine if p.kind == kind and group in ("all", f"{p.family} {p.era}")]
+                sel = [p for p in mine if p.kind == kind and group in names(p)]
                 if sel:
                     r = calibration.summarize(kind, [_point(p) for p in sel])
                     out.append((method, group, kind, r.rows, round(r.median_abs_error, 4),
@@ -386,7 +487,7 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
         "",
         "Do not edit. Fitted on generator/data/measurements.csv (llama.cpp llama-bench rows of two engine eras; each set",
         "names its builds in ``engine``). CONSTANTS: per family, the newest era's set (what the pages use).",
-        "CV_STATS: cross-validated error, leave one GPU out (gpu) and leave one source out (source), per",
+        "CV_STATS: cross-validated error, leave one GPU out (gpu), one source out (source), one model out (model), per",
         "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
         "of the same era.",
         "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",

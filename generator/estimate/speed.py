@@ -23,7 +23,8 @@ Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
     B = η_bw·BW                                     (decode kernels reach a share of the datasheet bandwidth BW,
                                                      the only cap; η_bw is fitted separately for HBM parts, whose
                                                      stacks need more requests in flight than llama.cpp's
-                                                     batch-1 mat-vec kernels keep outstanding)
+                                                     batch-1 mat-vec kernels keep outstanding, and for LPDDR
+                                                     unified memory, whose controllers sit behind a shared fabric)
     t_launch = a + b·n_layers                       (kernel launches and syncs, per backend)
     t_split = split_s · (gpus − 1)                  (layer split: one hand-over per GPU boundary, no speed-up)
     KV(d) = Σ_groups kv_bytes_per_token · min(d, window)
@@ -139,6 +140,8 @@ class Workload:
     hidden_size: int = 0
     host_dense_bytes: int = 0
     host_expert_bytes: int = 0
+    expert_flops_per_token: float = 0.0  # routed experts' part of linear_flops_per_token (2 × active expert params)
+    moe_layers: int = 0  # blocks with routed experts (each runs a router, a top-k and MUL_MAT_ID per step)
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ class SpeedDevice:
     host_link_bytes_per_s: float = DEFAULT_HOST_LINK_BYTES_PER_S
     fp16_accumulate_doubles: bool = False
     hbm: bool = False  # stacked HBM memory: decode reaches hbm_bandwidth_efficiency of the datasheet bandwidth
+    lpddr: bool = False  # LPDDR unified memory: decode reaches lpddr_bandwidth_efficiency (when fitted)
     graphs: bool = True  # the engine replays each step as a CUDA graph (llama.cpp: NVIDIA Ampere and newer only)
     fp32_flops: float | None = None  # non-tensor FP32 FLOPS of one GPU; None: not catalogued (tensor path only)
     tdp_w: float | None = None  # board power of one GPU (catalogued TDP); None: no power bound on its GEMMs
@@ -177,6 +181,8 @@ class SpeedDevice:
     def kernel_bandwidth(self, c: "BackendConstants") -> float:
         """Bandwidth one GPU's decode kernels reach: η_bw (HBM or not) of the datasheet figure, never more."""
         eta = c.hbm_bandwidth_efficiency if self.hbm else c.bandwidth_efficiency
+        if self.lpddr and c.lpddr_bandwidth_efficiency is not None:
+            eta = c.lpddr_bandwidth_efficiency
         return eta * self.bandwidth_bytes_per_s
 
 
@@ -259,13 +265,25 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
     c = c or constants_for(device.backend)
     n = _tp(device)
     bw = device.kernel_bandwidth(c) * n
-    on_gpu = weight_bytes_read(work, sequences) - (work.host_dense_bytes
-                                                   + work.host_expert_bytes * _expert_share(work, sequences))
-    memory = ((on_gpu + sequences * work.state_bytes) / bw
+    share = _expert_share(work, sequences)
+    dense_gpu = work.dense_weight_bytes - work.host_dense_bytes
+    experts_gpu = (work.expert_weight_bytes - work.host_expert_bytes) * share
+    memory = ((dense_gpu + experts_gpu / c.expert_bandwidth_efficiency + sequences * work.state_bytes) / bw
               + sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n))
     compute = sequences * _token_flops_s(work, device, c, depth)
-    return (max(memory, compute) + launch_s(work, c, device.graphs) + _split_s(device, c) + _host_step_s(work, device, sequences)
-            + _comm_s(work, device, sequences))
+    return (max(memory, compute) + launch_s(work, c, device.graphs) + moe_routing_s(work, c, device.graphs)
+            + _split_s(device, c)
+            + _host_step_s(work, device, sequences) + _comm_s(work, device, sequences))
+
+
+def moe_routing_s(work: Workload, c: BackendConstants, graphs: bool = True) -> float:
+    """Fixed per-step cost of the MoE blocks: router GEMV, soft-max/top-k, the expert ids and MUL_MAT_ID's gather.
+
+    These are extra kernels, so without CUDA graphs their cost grows as the per-layer launch cost does."""
+    scale = 1.0
+    if not graphs and c.launch_per_layer_ungraphed_s > 0 and c.launch_per_layer_s > 0:
+        scale = c.launch_per_layer_ungraphed_s / c.launch_per_layer_s
+    return c.moe_layer_s * work.moe_layers * scale
 
 
 def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: int) -> float:
@@ -348,7 +366,9 @@ def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, toke
 
     The additive costs are the dequantisation traffic, host transfers, launches, layer hand-overs and all-reduces."""
     n = _tp(device)
-    compute = linear_s(work, device, c, work.linear_flops_per_token * tokens)
+    dense_flops = work.linear_flops_per_token - work.expert_flops_per_token
+    compute = (linear_s(work, device, c, dense_flops * tokens)
+               + linear_s(work, device, c, work.expert_flops_per_token * tokens) / expert_gemm_share(work, c, tokens))
     share = _expert_share(work, tokens)
     on_gpu = work.dense_weight_bytes - work.host_dense_bytes + (work.expert_weight_bytes - work.host_expert_bytes) * share
     memory = on_gpu / (device.kernel_bandwidth(c) * n)
@@ -357,6 +377,16 @@ def _ubatch_parts(work: Workload, device: SpeedDevice, c: BackendConstants, toke
     host = (work.host_dense_bytes + work.host_expert_bytes * share) / device.host_link_bytes_per_s
     fixed = dequant + host + launch_s(work, c, device.graphs) + _split_s(device, c) + _comm_s(work, device, tokens)
     return compute, memory, fixed
+
+
+def expert_gemm_share(work: Workload, c: BackendConstants, tokens: int) -> float:
+    """Share of the dense GEMM rate the per-expert GEMMs reach: MUL_MAT_ID gives each expert only the tokens routed to
+    it, t = tokens × k / E on average, and a GEMM over t columns reaches t / (t + t½) of a full tile's rate (t½ =
+    ``expert_tokens_half``, fitted); 1 for a dense model."""
+    if work.n_experts <= 0 or work.expert_flops_per_token <= 0 or c.expert_tokens_half <= 0:
+        return 1.0
+    t = tokens * min(work.experts_per_token, work.n_experts) / work.n_experts
+    return t / (t + c.expert_tokens_half)
 
 
 def quantized_weights_touched(work: Workload, expert_share: float) -> float:

@@ -202,7 +202,8 @@ def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
                        "decode_median_abs_error_ratio": band.decode,
                        "prefill_median_abs_error_ratio": band.prefill,
                        "ttft_median_abs_error_ratio": band.ttft,
-                       "borrowed_constants_from": band.borrowed_from},
+                       "borrowed_constants_from": band.borrowed_from, "architecture_class": band.architecture,
+                       "held_out_rows": band.rows, "status": band.status},
         "sources": {"model": _sources(v.model), "gpu": _sources(v.gpu)},
     }
 

@@ -89,7 +89,8 @@ PAIR = obj(
     commands=array(obj(engine=STR, text=STR, remark=nullable(STR))),
     assumptions={"type": "object", "additionalProperties": STR},
     error_band=obj(backend=STR, validation=STR, decode_median_abs_error_ratio=NUM, prefill_median_abs_error_ratio=NUM,
-                   ttft_median_abs_error_ratio=NUM, borrowed_constants_from=nullable(STR)),
+                   ttft_median_abs_error_ratio=NUM, borrowed_constants_from=nullable(STR), architecture_class=STR,
+                   held_out_rows=INT, status=STR),
     sources=obj(model=array(SOURCE), gpu=array(SOURCE)),
 )
 

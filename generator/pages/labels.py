@@ -65,6 +65,10 @@ ASSUMPTION = {
     "speed.dequant_bytes_per_weight": N_("Prefill dequantization traffic (bytes per weight and micro-batch)"),
     "speed.score_bytes": N_("Prefill attention-score traffic (bytes per score)"),
     "speed.mmq_flops_per_fp32_flop": N_("Quantised-matmul FLOPs per FP32 FLOP"),
+    "speed.lpddr_bandwidth_efficiency": N_("Bandwidth efficiency on LPDDR unified memory"),
+    "speed.moe_layer_s": N_("Expert routing time per MoE block (s)"),
+    "speed.expert_bandwidth_efficiency": N_("Expert weight read efficiency"),
+    "speed.expert_tokens_half": N_("Tokens per expert at half GEMM rate"),
 }
 # Estimator assumption texts with their numbers and backend names replaced by %(a)s, %(b)s, … (see ``localise``).
 ASSUMPTION_TEXT = frozenset({
@@ -84,6 +88,7 @@ ASSUMPTION_TEXT = frozenset({
     N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests %(e)s and %(f)s; flash "
        "attention on)"),
     N_("%(a)s per extra GPU (layer split)"),
+    N_("%(a)s per MoE block"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
     # Clauses the FLOPS rule appends after "; " (``localise`` translates a text clause by clause).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..estimate import bands
 from ..estimate import constants as fitted
 
-CALIBRATION_DATE = "2026-04-05"  # newest measurements bundled: the llama.cpp scoreboard rows scraped 2026-04-05
+CALIBRATION_DATE = "2026-09-02"  # newest measurements bundled: llama.cpp pull request 24546 (comment of 2026-09-02)
 
 
 def constants_table() -> list[dict]:
@@ -40,6 +40,7 @@ def held_out_points() -> dict[str, tuple[tuple[float, float], ...]]:
     return {kind: tuple(rows) for kind, rows in points.items()}
 
 
-def error_bands(backends: set[str]) -> dict[str, bands.ErrorBand]:
-    """Typical cross-validated error of the speed figures per backend, shown beside every speed figure."""
-    return {backend: bands.error_band(backend) for backend in sorted(backends)}
+def error_bands(backends: set[str]) -> dict[tuple[str, str], bands.ErrorBand]:
+    """Typical cross-validated error of the speed figures per backend and architecture class, shown beside every
+    speed figure."""
+    return {(backend, cls): bands.error_band(backend, cls) for backend in sorted(backends) for cls in bands.CLASSES}

@@ -206,9 +206,15 @@ class SiteData:
         """(measured, estimated) of every calibration row of ``kind`` predicted with its GPU left out of the fit."""
         return self._held_out.get(kind, ())
 
-    def error_band(self, backend: str) -> bands.ErrorBand:
-        """Typical cross-validated error of the speed figures on ``backend``, shown beside every speed figure."""
-        return self._error_bands[backend]
+    def error_band(self, backend: str, arch_class: str = "dense") -> bands.ErrorBand:
+        """Typical cross-validated error of the speed figures on ``backend`` for a model of ``arch_class`` (dense, moe,
+        hybrid), shown beside every speed figure."""
+        return self._error_bands[(backend, arch_class)]
+
+    def error_bands(self) -> tuple[bands.ErrorBand, ...]:
+        """Every backend's band per architecture class, in backend then class order (the methodology table)."""
+        order = sorted(self._error_bands, key=lambda k: (k[0], bands.CLASSES.index(k[1])))
+        return tuple(self._error_bands[k] for k in order)
 
     # --- what a read of a stored value depends on ----------------------------------------------------------
 

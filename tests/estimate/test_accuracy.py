@@ -25,10 +25,13 @@ def test_json(capsys) -> None:
     assert main(["accuracy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [row["kind"] for row in data["in_sample"]] == ["file size", "decode", "prefill"]
-    # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 2 ROCm + 3 Vulkan
-    assert data["in_sample"][1]["rows"] == 423
+    # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 2 ROCm + 3 Vulkan + 12 rows
+    # of catalogued models (10 mixture of experts, 1 hybrid, 1 dense; llama.cpp pull requests and benches/dgx-spark.md)
+    assert data["in_sample"][1]["rows"] == 435
     cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
-    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 423
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 435
+    assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 10
+    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 8
     assert 0 <= cv[("leave one GPU out", "cuda 2025-26", "prefill")]["median_abs_error"] < 1
 
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
+from generator.cli.fit_constants import catalog_models
 from generator.estimate import calibration, constants, fit_constants
+
+# Held-out (leave one GPU out) median error of the committed fit on mixture-of-experts rows: what it achieves.
+MOE_DECODE_HELD_OUT = 0.25
+MOE_PREFILL_HELD_OUT = 0.35
 
 
 def test_parse_gpu_names_and_counts() -> None:
@@ -14,6 +20,21 @@ def test_parse_gpu_names_and_counts() -> None:
     assert calibration.parse_gpu("M3 Max 40\u2011Core GPU 64GB") == ("apple-m3-max-40c-64gb", 1)
     with pytest.raises(KeyError):
         calibration.parse_gpu("Voodoo 2")
+
+
+def test_catalogued_model_rows_get_the_estimators_own_workload() -> None:
+    rows = calibration.load_measurements()
+    models = catalog_models(Path("catalog"))
+    cases = calibration.speed_cases(rows, calibration.gpu_facts(), models)
+    moe = [c for c in cases if c.row.model == "qwen3-30b-a3b" and c.row.quant == "Q4_0"]
+    assert moe and all(c.work.n_experts == 128 and c.work.experts_per_token == 8 and c.work.moe_layers == 48
+                       for c in moe)
+    w = moe[0].work
+    assert 0 < w.expert_flops_per_token < w.linear_flops_per_token
+    assert {c.arch_class for c in cases} == {"dense", "moe", "hybrid"}
+    # Without the catalogue those rows are left out, not guessed.
+    assert len(calibration.speed_cases(rows, calibration.gpu_facts())) == len(cases) - sum(
+        c.row.model not in calibration.MODELS for c in cases)
 
 
 def test_every_calibration_gpu_has_specs() -> None:
@@ -72,11 +93,14 @@ def test_committed_cross_validated_error_meets_targets() -> None:
     # Pascal): held at what is achieved so that a worse fit fails.
     assert stats[("gpu", "all", "prefill_tps")][1] <= 0.125
     assert stats[("gpu", "cuda 2024-05", "prefill_tps")][1] <= 0.12
-    assert stats[("gpu", "cuda 2025-26", "prefill_tps")][1] <= 0.09
-    assert stats[("gpu", "cuda 2025-26", "decode_tps")][0] == 20
+    assert stats[("gpu", "cuda 2025-26 dense", "prefill_tps")][1] <= 0.09
+    assert stats[("gpu", "cuda 2025-26 dense", "decode_tps")][0] == 21
+    # Mixture of experts (issue 26): held-out GPUs' decode and prefill of MoE models, held at what is achieved.
+    assert stats[("gpu", "all moe", "decode_tps")][1] <= MOE_DECODE_HELD_OUT
+    assert stats[("gpu", "all moe", "prefill_tps")][1] <= MOE_PREFILL_HELD_OUT
     assert {("source", "all", k) for k in calibration.SPEED_KINDS} <= stats.keys()
-    # The stored in-sample statistics are what the committed constants give.
-    reports = {r.kind: r for r in calibration.accuracy_report()}
+    # The stored in-sample statistics are what the committed constants give (rows of catalogued models included).
+    reports = {r.kind: r for r in calibration.accuracy_report(models=catalog_models(Path("catalog")))}
     stored = {k: (n, m) for k, n, m, _, _ in constants.FIT_STATS}
     assert stored["decode_tps"][0] == reports["decode_tps"].rows
     assert math.isclose(stored["decode_tps"][1], reports["decode_tps"].median_abs_error, abs_tol=1e-3)
@@ -96,7 +120,10 @@ def test_physical_ranges() -> None:
     for c in constants.ERA_CONSTANTS.values():
         assert c.engine
         for name in fit_constants.EFFICIENCIES:
-            assert 0 < getattr(c, name) <= 1, name
+            value = getattr(c, name)
+            assert value is None or 0 < value <= 1, name  # None: LPDDR efficiency not fitted for that set
+        # MoE routing: a few kernels per block, below a millisecond; half GEMM rate at some tokens per expert.
+        assert 0 <= c.moe_layer_s < 1e-3 and 0 <= c.expert_tokens_half < 4096
         # MMQ (current builds) runs quantised FLOPs on int8 tensor cores, at most twice the F16 rate.
         assert c.launch_s >= 0 and c.launch_per_layer_s >= 0 and c.dequant_factor >= fit_constants.MMQ_FACTOR_FLOOR
         # Dequantisation traffic: at most read the blocks, write and re-read F16 and a few passes more (bytes per

@@ -89,3 +89,20 @@ def test_unusable_config_exits_2(catalog, tmp_path, capsys):
     path.write_text(json.dumps({"model_type": "llama"}), encoding="utf-8")
     assert main(["estimate", "--config", str(path), "--gpu", "test-24", "--catalog", str(catalog)]) == 2
     assert "hidden_size" in capsys.readouterr().err
+
+
+def test_backend_option_picks_that_backends_constants(catalog, capsys):
+    path = catalog / "gpus" / "test-24.yaml"
+    gpu = yaml.safe_load(path.read_text(encoding="utf-8"))
+    path.write_text(yaml.safe_dump({**gpu, "backends": ["cuda", "vulkan"]}), encoding="utf-8")
+    runs = {}
+    for backend in ("cuda", "vulkan"):
+        assert main(["estimate", "--model", "llama-3.1-8b", "--gpu", "test-24", "--backend", backend, "--json",
+                     "--catalog", str(catalog)]) == 0
+        runs[backend] = json.loads(capsys.readouterr().out)
+    assert runs["vulkan"]["assumptions"]["speed.family"].startswith("vulkan")
+    assert runs["cuda"]["assumptions"]["speed.family"].startswith("cuda")
+    assert runs["vulkan"]["decode_tokens_per_s"] != runs["cuda"]["decode_tokens_per_s"]
+    assert main(["estimate", "--model", "llama-3.1-8b", "--gpu", "test-24", "--backend", "rocm",
+                 "--catalog", str(catalog)]) == 2
+    assert "--backend" in capsys.readouterr().err

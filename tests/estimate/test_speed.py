@@ -191,3 +191,47 @@ def test_prefill_closed_form_matches_per_microbatch_sum(flops: float) -> None:
     work = dataclasses.replace(WORK, quantized=True, attention=(AttentionGroup(1000, 1e6, heads=100),))
     parts = sum(speed._ubatch_s(work, dev, c, 100 + i * 512, 512) for i in range(4)) + speed._ubatch_s(work, dev, c, 2148, 50)
     assert speed.prefill_s(work, dev, c, prompt_tokens=2098, depth=100) == pytest.approx(parts)
+
+
+# ---------------------------------------------------------------------------------------------- mixture of experts
+
+MOE = Workload(dense_weight_bytes=10**9, linear_flops_per_token=2e9, n_layers=10, expert_weight_bytes=16 * 10**9,
+               experts_per_token=8, n_experts=128, expert_flops_per_token=1e9, moe_layers=10, quantized=False,
+               hidden_size=1000)
+C_MOE = dataclasses.replace(C, moe_layer_s=2e-5, expert_bandwidth_efficiency=0.8, expert_tokens_half=32.0,
+                            launch_per_layer_ungraphed_s=3e-4)
+
+
+def test_moe_decode_reads_the_routed_experts_and_pays_routing_per_block() -> None:
+    # Dense 1e9 B + routed 16e9 × 8/128 = 1e9 B read at 0.8 of η_bw: (1e9 + 1e9 / 0.8) / (0.5 × 1e12) = 4.5 ms;
+    # launches 1 ms + 10 × 0.1 ms = 2 ms; routing 10 blocks × 20 µs = 0.2 ms.
+    assert speed.decode_step_s(MOE, DEV, C_MOE) == pytest.approx(4.5e-3 + 2e-3 + 0.2e-3)
+    # Without CUDA graphs the routing kernels cost what launches cost there: × (0.3 ms / 0.1 ms) = 0.6 ms.
+    ungraphed = speed.decode_step_s(MOE, dataclasses.replace(DEV, graphs=False), C_MOE)
+    assert ungraphed == pytest.approx(4.5e-3 + 1e-3 + 10 * 3e-4 + 0.6e-3)
+
+
+def test_expert_gemms_see_ubatch_times_k_over_e_tokens() -> None:
+    # 512 × 8 / 128 = 32 tokens per expert; with t½ = 32 the experts' GEMMs run at half the dense rate.
+    assert speed.expert_gemm_share(MOE, C_MOE, 512) == pytest.approx(0.5)
+    assert speed.expert_gemm_share(MOE, C_MOE, 2048) == pytest.approx(128 / 160)
+    assert speed.expert_gemm_share(WORK, C_MOE, 512) == 1.0  # dense model
+    assert speed.expert_gemm_share(MOE, C, 512) == 1.0  # constants without a fitted t½
+    # Prefill compute of a 512-token micro-batch: dense 1e9 FLOPs × 512 / (0.5 × 1e14) = 10.24 ms, experts the same
+    # FLOPs at half the rate = 20.48 ms; weights (1e9 + 16e9 touched) / 0.5e12 = 34 ms bound the micro-batch.
+    compute, memory, _ = speed._ubatch_parts(MOE, DEV, C_MOE, 512)
+    assert compute == pytest.approx(10.24e-3 + 20.48e-3)
+    assert memory == pytest.approx((1e9 + 16e9 * (1 - (1 - 8 / 128) ** 512)) / 0.5e12)
+
+
+def test_moe_prefill_is_slower_than_a_dense_model_of_the_same_active_size() -> None:
+    fast = dataclasses.replace(DEV, bandwidth_bytes_per_s=1e14)  # weights stream for free: compute decides
+    dense = dataclasses.replace(MOE, expert_weight_bytes=0, n_experts=0, experts_per_token=0, expert_flops_per_token=0,
+                                moe_layers=0)
+    assert speed.prefill_tokens_per_s(MOE, fast, C_MOE) < speed.prefill_tokens_per_s(dense, fast, C_MOE)
+
+
+def test_lpddr_memory_has_its_own_bandwidth_efficiency_when_fitted() -> None:
+    lpddr = dataclasses.replace(DEV, lpddr=True)
+    assert lpddr.kernel_bandwidth(C) == pytest.approx(0.5e12)  # not fitted: as other memory
+    assert lpddr.kernel_bandwidth(dataclasses.replace(C, lpddr_bandwidth_efficiency=0.7)) == pytest.approx(0.7e12)

@@ -27,6 +27,18 @@ class ErrorRow(NamedTuple):
     within: float
 
 
+class BandRow(NamedTuple):
+    """The band a page prints for one backend and architecture class, with the held-out rows behind it."""
+
+    backend: str
+    architecture: str
+    rows: int
+    decode: float
+    prefill: float
+    ttft: float
+    status: str  # "validated", "few measurements" or "not validated", localised
+
+
 class ConstantRow(NamedTuple):
     backend: str
     name: str
@@ -78,6 +90,7 @@ class ServingMethodology:
 class MethodologyView:
     head: Head
     report: tuple[ErrorRow, ...]
+    bands: tuple[BandRow, ...]
     constants: tuple[ConstantRow, ...]
     charts: tuple[Markup, ...]
     engines: tuple[EngineRow, ...]
@@ -99,7 +112,8 @@ def serving_methodology() -> ServingMethodology:
 def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyView:
     """Formulas, assumptions and the cross-validated error on the calibration data."""
     _ = lang.gettext
-    methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "formula": _("formula, nothing fitted")}
+    methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "model": _("leave one model out"),
+               "formula": _("formula, nothing fitted")}
     kinds = {"decode_tps": _("decode"), "prefill_tps": _("prefill"), "ttft_s": _("time to first token"),
              "filesize": _("file size")}
     rows = tuple(ErrorRow(methods[r["method"]], _("all") if r["group"] == "all" else r["group"], kinds[r["kind"]],
@@ -109,6 +123,10 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
                              _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
         for kind, title in (("decode_tps", _("Decode speed on GPUs left out of the fit")),
                             ("prefill_tps", _("Prefill speed on GPUs left out of the fit"))))
+    classes = {"dense": _("dense"), "moe": _("mixture of experts"), "hybrid": _("hybrid linear attention")}
+    status = {"validated": _("validated"), "few": _("few measurements"), "none": _("not validated")}
+    band_rows = tuple(BandRow(labels.BACKEND.get(b.backend, b.backend), classes[b.architecture], b.rows, b.decode,
+                              b.prefill, b.ttft, status[b.status]) for b in results.error_bands())
     measurements = sum(r["rows"] for r in results.cross_validated
                        if r["group"] == "all" and r["method"] in ("gpu", "formula") and r["kind"] != "ttft_s")
     return MethodologyView(
@@ -118,7 +136,8 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
               "error on GPUs and sources left out of the fit, over %(n)s measurements.") % {
                 "n": lang.fmt.number(measurements)},
             (home(lang), Crumb(_("Methodology"), urls.methodology(lang.code))), results.calibration_date),
-        report=rows, constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in results.constants_table),
+        report=rows, bands=band_rows,
+        constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in results.constants_table),
         charts=figures,
         engines=tuple(EngineRow(e["backend"], labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0],
                                 lang._("yes") if e["current"] else lang._("no")) for e in results.engines),

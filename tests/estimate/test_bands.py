@@ -1,0 +1,41 @@
+"""Error bands per backend and architecture class: the class's own held-out rows, and honest labels when few."""
+
+from __future__ import annotations
+
+from generator.estimate import bands, constants
+from generator.estimate.api import spec_from_config
+
+
+def _rows(group: str) -> int:
+    return sum(n for method, g, k, n, *_ in constants.CV_STATS if method == "gpu" and g == group
+               and k in ("decode_tps", "prefill_tps"))
+
+
+def test_status_follows_the_held_out_row_count() -> None:
+    band = bands.ErrorBand("cuda", 0.1, 0.2, 0.2, "cuda 2025-26 moe", rows=bands.FEW_ROWS)
+    assert band.status == "validated"
+    assert bands.ErrorBand("cuda", 0.1, 0.2, 0.2, "g", rows=bands.FEW_ROWS - 1).status == "few"
+    assert bands.ErrorBand("cuda", 0.1, 0.2, 0.2, "g", rows=0).status == "none"
+
+
+def test_a_page_gets_its_own_class_band() -> None:
+    era = next(e for (f, e), k in constants.ERA_CONSTANTS.items() if f == "cuda" and k is constants.CONSTANTS["cuda"])
+    for cls in bands.CLASSES:
+        band = bands.error_band("cuda", cls)
+        assert band.architecture == cls and band.rows == _rows(f"cuda {era} {cls}")
+        if band.rows:
+            assert band.group == f"cuda {era} {cls}"
+        else:  # no held-out row of this class: the backend's figure over all classes, marked not validated
+            assert band.group == f"cuda {era}" and band.status == "none"
+
+
+def test_metal_has_no_mixture_of_experts_measurements() -> None:
+    assert bands.error_band("metal", "moe").status == "none"
+
+
+def test_architecture_class_of_configs() -> None:
+    dense = {"model_type": "llama", "hidden_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8,
+             "num_key_value_heads": 8, "intermediate_size": 1024, "vocab_size": 1000, "max_position_embeddings": 4096}
+    moe = dict(dense, model_type="qwen3_moe", num_experts=8, num_experts_per_tok=2, moe_intermediate_size=256)
+    assert bands.architecture_class(spec_from_config(dense).architecture) == "dense"
+    assert bands.architecture_class(spec_from_config(moe).architecture) == "moe"
