@@ -42,6 +42,16 @@ class ErrorBand:
         """validated (≥ FEW_ROWS rows), few (some) or none (no held-out row of this class)."""
         return "validated" if self.rows >= FEW_ROWS else "few" if self.rows else "none"
 
+    @property
+    def few(self) -> bool:
+        """Some held-out rows of this class, fewer than FEW_ROWS: a rough guide."""
+        return self.status == "few"
+
+    @property
+    def not_validated(self) -> bool:
+        """No held-out row of this class on this backend."""
+        return self.status == "none"
+
 
 def architecture_class(arch: Architecture) -> str:
     """dense, moe (routed experts, attention only) or hybrid (linear-attention / state-space layers)."""

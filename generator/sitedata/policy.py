@@ -33,12 +33,13 @@ class PairResult:
 # llama-quantize refuses these without an importance matrix (tools/quantize: "requires an importance matrix"):
 # never built for a page, only downloaded where a repository publishes them.
 NEEDS_IMATRIX = frozenset({"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"})
-SAME_FILE_TYPE = {"MXFP4": "MXFP4_MOE", "MXFP4_MOE": "MXFP4"}  # an Ollama tag's name for gpt-oss's GGUF file type
+SAME_FILE_TYPE = {"MXFP4": "MXFP4_MOE", "MXFP4_MOE": "MXFP4"}  # gpt-oss files: labelled MXFP4, llama.cpp type MXFP4_MOE
 
 
 def published_quants(model: Model) -> frozenset[str]:
-    """Quants a catalogued GGUF repository or Ollama library tag publishes for ``model``."""
-    found = {f.quant for repo in model.gguf for f in repo.files} | {t.quant for t in model.ollama if t.quant}
+    """Quants a catalogued GGUF repository publishes for ``model``: what llama.cpp's ``-hf`` downloads (a quant only
+    an Ollama tag ships would leave the llama.cpp command to build its file)."""
+    found = {f.quant for repo in model.gguf for f in repo.files}
     return frozenset(found | {SAME_FILE_TYPE[q] for q in found if q in SAME_FILE_TYPE})
 
 

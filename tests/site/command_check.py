@@ -304,7 +304,7 @@ def check_page(page_html: str, catalog: Catalog) -> list[str]:
             problems.append(f"unknown engine {engine}")
     if (page["verdict"] != "no_fit" and _runs(model, "llama.cpp")) != ("llama.cpp" in shown):
         problems.append(f"llama.cpp command {'llama.cpp' in shown} but the page's verdict is {page['verdict']}")
-    single_files = [f for r in model.gguf for f in r.files if not SPLIT_PART.search(f.file or "")]
+    single_files = [f for r in model.gguf for f in r.files if f.file and not SPLIT_PART.search(f.file)]
     if page["verdict"] != "no_fit" and any(page["quant"] == f.quant for f in single_files) and "Ollama" not in shown:
         problems.append(f"a GGUF repository publishes {page['quant']} but the page has no Ollama command")
     return problems
