@@ -49,6 +49,18 @@ def served_repo(model: Model, repo: str) -> str:
     return chat_repo(model) if repo == model.hf_repo else repo
 
 
+def serving_checkpoint(model: Model, precision: str) -> tuple[str, bool]:
+    """(the repository a serving command loads, whether it quantizes to FP8 on load): the chat release's own FP8
+    release (``<chat repo>-FP8``, catalogued) where the plan serves FP8, else the chat release itself."""
+    repo = chat_repo(model)
+    if precision != "FP8" or native_format(model.config) == "fp8":
+        return repo, False
+    released = f"{repo}-FP8"
+    if any(c.repo == released and c.quant == "FP8" for c in model.checkpoints):
+        return released, False
+    return repo, True
+
+
 def is_gated(model: Model, repo: str) -> bool:
     """Whether downloading ``repo`` needs a login: a gated model's repositories under its own organisation."""
     return bool(model.gated) and repo.split("/")[0] in {model.hf_repo.split("/")[0], chat_repo(model).split("/")[0]}
@@ -183,9 +195,9 @@ def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int,
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    quantize = " --quantization fp8" if plan.precision == "FP8" and native_format(model.config) != "fp8" else ""
+    repo, on_load = serving_checkpoint(model, plan.precision)
+    quantize = " --quantization fp8" if on_load else ""
     kv = " --kv-cache-dtype fp8" if plan.kv_type == "fp8" else ""
-    repo = chat_repo(model)
     login = LOGIN if is_gated(model, repo) else ""
     text = (f"{login}vllm serve {repo} \\\n  --tensor-parallel-size {plan.tensor_parallel}"
             f" --max-model-len {context_tokens} --max-num-seqs {seqs}{quantize}{kv}"
@@ -203,9 +215,9 @@ def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: in
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    quantize = " --quantization fp8" if plan.precision == "FP8" and native_format(model.config) != "fp8" else ""
+    repo, on_load = serving_checkpoint(model, plan.precision)
+    quantize = " --quantization fp8" if on_load else ""
     kv = f" --kv-cache-dtype {SGLANG_FP8_KV}" if plan.kv_type == "fp8" else ""
-    repo = chat_repo(model)
     login = LOGIN if is_gated(model, repo) else ""
     text = (f"{login}python -m sglang.launch_server --model-path {repo} \\\n  --tp-size {plan.tensor_parallel}"
             f" --context-length {context_tokens} --max-running-requests {seqs}{quantize}{kv}")

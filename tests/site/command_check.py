@@ -145,15 +145,22 @@ def check_vllm_serving(text: str, serving: dict[str, str], model: Model, gpu: Gp
     if words[:2] != ["vllm", "serve"]:
         return ["not a vllm serve line"]
     opts, problems = _options(words[3:]), []
-    if words[2] not in {model.hf_repo, model.chat_repo}:
+    if words[2] not in _serving_repos(model, serving):
         problems.append(f"{words[2]} is not {model.id}'s own checkpoint")
     problems += _serving_point(opts, ("--tensor-parallel-size", "--max-model-len", "--max-num-seqs"), serving, model,
-                               (serving.get("kv"),), context)
+                               (serving.get("kv"),), context, words[2])
     return problems + _unsupported(serving.get("precision", ""), model, gpu)
 
 
+def _serving_repos(model: Model, serving: dict[str, str]) -> set[str | None]:
+    """The repositories a serving command may load: the model's own or its chat release, and at FP8 a catalogued
+    FP8 checkpoint."""
+    fp8 = {c.repo for c in model.checkpoints if c.quant == "FP8"} if serving.get("precision") == "FP8" else set()
+    return {model.hf_repo, model.chat_repo} | fp8
+
+
 def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: dict[str, str], model: Model,
-                   kv_names: tuple[str | None, ...], context: str) -> list[str]:
+                   kv_names: tuple[str | None, ...], context: str, repo: str) -> list[str]:
     """Problems of a serving command's tensor parallel and concurrency ``flags`` against the serving section's
     operating point, its length flag against the page's ``context`` (a server accepting less rejects the page's
     requests), its KV dtype (one of ``kv_names``) and on-load quantization."""
@@ -165,7 +172,8 @@ def _serving_point(opts: dict[str, str], flags: tuple[str, str, str], serving: d
         problems.append(f"{serving.get('seqs')} requests, more than the KV cache's {serving.get('max')}")
     if opts.get("--kv-cache-dtype", "auto") not in kv_names:
         problems.append(f"--kv-cache-dtype {opts.get('--kv-cache-dtype')} is not the serving section's {serving.get('kv')}")
-    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and _native(model) != "FP8"):
+    prequantized = any(c.repo == repo and c.quant == "FP8" for c in model.checkpoints)
+    if ("--quantization" in opts) != (serving.get("precision") == "FP8" and _native(model) != "FP8" and not prequantized):
         problems.append(f"--quantization {opts.get('--quantization')} for precision {serving.get('precision')}")
     return problems
 
@@ -179,10 +187,10 @@ def check_sglang_serving(text: str, serving: dict[str, str], model: Model, conte
     if words[:3] != ["python", "-m", "sglang.launch_server"]:
         return ["not a python -m sglang.launch_server line"]
     opts, problems = _options(words[3:]), []
-    if opts.get("--model-path") not in {model.hf_repo, model.chat_repo}:
+    if opts.get("--model-path") not in _serving_repos(model, serving):
         problems.append(f"{opts.get('--model-path')} is not {model.id}'s own checkpoint")
     problems += _serving_point(opts, ("--tp-size", "--context-length", "--max-running-requests"), serving, model,
-                               SGLANG_KV.get(serving.get("kv", ""), ()), context)
+                               SGLANG_KV.get(serving.get("kv", ""), ()), context, opts.get("--model-path", ""))
     unknown = set(opts) - {"--model-path", "--tp-size", "--context-length", "--max-running-requests", "--kv-cache-dtype",
                            "--quantization"}
     if unknown:

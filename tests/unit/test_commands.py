@@ -74,3 +74,14 @@ def test_hugging_face_tags_follow_the_file_names_and_ollama_pulls_only_known_sin
         model = llama.model_copy(update={"gguf": [entry], "ollama": []})
         assert " -hf unsloth/GLM-4.5-Air-GGUF:Q4_K_M " in commands.llama_cpp(model, "Q4_K_M", _estimate(), 8192, "f16").text
         assert commands.ollama(model, "Q4_K_M", 70_000_000_000, 8192, "f16") is None
+
+
+def test_fp8_serving_loads_the_chat_release_s_own_fp8_checkpoint_where_catalogued(llama):
+    """An official ``<chat repo>-FP8`` release is served as it is; without one (or another organisation's) vLLM
+    quantizes the chat release on load."""
+    repo = commands.chat_repo(llama)
+    own = SimpleNamespace(repo=f"{repo}-FP8", quant="FP8")
+    other = SimpleNamespace(repo="nvidia/Llama-3.1-8B-Instruct-FP8", quant="FP8")
+    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other, own]}), "FP8") == (f"{repo}-FP8", False)
+    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other]}), "FP8") == (repo, True)
+    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [own]}), "BF16") == (repo, False)
