@@ -206,3 +206,19 @@ def test_street_price_needs_its_date_and_a_url(catalog: Path) -> None:
     edit(catalog / GPU, "  fields:\n  - memory_bytes\n  - street_price_usd\n", "  fields:\n  - memory_bytes\n")
     edit(catalog / GPU, "  fields:\n  - interconnect\n", "  fields:\n  - interconnect\n  - street_price_usd\n")
     assert passes(catalog)  # the AMD platform page source has a URL too
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(catalog: Path) -> None:
+    """``check | head -1``: the pipe closes before the report is written; the command stops quietly (exit 141)."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the command writes a byte
+    try:
+        done = subprocess.run([sys.executable, "-m", "generator", "check", "--catalog", str(catalog)], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
+    finally:
+        os.close(write)
+    assert "Traceback" not in done.stderr and done.returncode == 141, done.stderr
