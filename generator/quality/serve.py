@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import threading
 from collections.abc import Iterator
@@ -11,10 +12,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 _REWRITTEN_TYPES = ("text/html", "application/xml", "text/xml", "text/plain")
+_COMPRESSED_TYPES = ("text/", "application/json", "application/javascript", "application/xml", "image/svg+xml",
+                     "application/manifest+json")
 
 
 def _handler(root: Path, rewrite: tuple[bytes, bytes] | None) -> type[SimpleHTTPRequestHandler]:
-    """A quiet handler for ``root``; text responses get ``rewrite[0]`` replaced by ``rewrite[1]``."""
+    """A quiet handler for ``root``; text responses get ``rewrite[0]`` replaced by ``rewrite[1]`` and are gzipped for
+    clients that accept it, as a static host serves them."""
 
     class Handler(SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -30,11 +34,19 @@ def _handler(root: Path, rewrite: tuple[bytes, bytes] | None) -> type[SimpleHTTP
                     return super().send_head()  # the base class redirects to the folder URL
                 path = path / "index.html"
             kind = self.guess_type(str(path))
-            if rewrite is None or not path.is_file() or not kind.startswith(_REWRITTEN_TYPES):
+            rewritten = rewrite is not None and kind.startswith(_REWRITTEN_TYPES)
+            compressed = "gzip" in self.headers.get("Accept-Encoding", "") and kind.startswith(_COMPRESSED_TYPES)
+            if not path.is_file() or not (rewritten or compressed):
                 return super().send_head()
-            body = path.read_bytes().replace(*rewrite)
+            body = path.read_bytes()
+            if rewritten:
+                body = body.replace(*rewrite)
             self.send_response(200)
             self.send_header("Content-Type", kind)
+            if compressed:  # as static hosts serve text (GitHub Pages, Netlify, nginx gzip_static): budgets count this
+                body = gzip.compress(body, compresslevel=6, mtime=0)
+                self.send_header("Content-Encoding", "gzip")
+                self.send_header("Vary", "Accept-Encoding")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             return io.BytesIO(body)

@@ -1,6 +1,6 @@
 """Shared browser fixtures: a Chromium (Debian's when installed), a local static server, a clean-page check.
 
-Fixtures: ``browser`` (session), ``page`` (fresh context per test), ``site_server(folder, production_base=None)``
+Fixtures: ``browser`` (per module), ``page`` (fresh context per test), ``site_server(folder, production_base=None)``
 → base URL, ``clean_page(url)`` → the loaded page after asserting no console errors and no failed requests.
 Helpers for tests that need more: generator.quality.browser (PageErrors, open_clean).
 """
@@ -18,9 +18,10 @@ from generator.quality.browser import launch_options, open_clean
 from generator.quality.serve import serve_folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the whole session."""
+    """One headless Chromium per test module (Playwright's sync API allows one running instance per thread, and the
+    site and gate tests start their own)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(**launch_options())
