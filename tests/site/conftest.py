@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.quality.serve import serve_folder
 from tests.conftest import run_generator
 
 BASE_URL = "https://vram-atlas.example/"
@@ -18,3 +19,10 @@ def real_site(tmp_path_factory) -> Path:
     result = run_generator("build", "--out", str(site), "--strict", "--quiet", "--base-url", BASE_URL)
     assert result.returncode == 0, result.stderr
     return site
+
+
+@pytest.fixture(scope="module")
+def server(fixture_site: Path):
+    """The fixture site on a local static server, one per browser test module."""
+    with serve_folder(fixture_site) as base:
+        yield base

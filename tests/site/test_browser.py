@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from pathlib import Path
 
 import pytest
@@ -12,16 +9,6 @@ import pytest
 playwright = pytest.importorskip("playwright.sync_api")
 
 DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def server(fixture_site: Path):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(fixture_site))
-    handler.log_message = lambda *args: None  # type: ignore[method-assign]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -4,12 +4,9 @@ pairs are never below the quality floor."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import random
 import re
-import threading
 from pathlib import Path
 
 import jsonschema
@@ -119,16 +116,6 @@ def browser():
         chromium = p.chromium.launch(**launch_options())
         yield chromium
         chromium.close()
-
-
-@pytest.fixture(scope="module")
-def server(fixture_site: Path):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(fixture_site))
-    handler.log_message = lambda *args: None  # type: ignore[method-assign]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
 
 
 def _open(browser, url: str):
