@@ -8,10 +8,11 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
+from ... import urls
+from ...estimate import engines
 from ...estimate.api import Estimate
 from ...sitedata import PAGE_CONTEXT_TOKENS, Results
 from .. import commands
-from ...estimate import engines
 from ..plan import PageKey
 from .common import Lang
 
@@ -133,7 +134,7 @@ def pair_commands(results: Results, key: PageKey, quant: str, estimate: Estimate
                  and c.remark not in ("serving", "unsupported", "serving_context") else None)
         note = command_note(c.remark, quant, c.serves, lang, c.engine)
         if c.gated:
-            gated = _gated_note(f"https://huggingface.co/{commands.chat_repo(model)}", lang)
+            gated = _gated_note(urls.huggingface(commands.chat_repo(model)), lang)
             note = gated if note is None else Markup("{} {}").format(note, gated)
         rows.append(CommandRow(c.engine, c.text, c.remark, c.serves if c.remark != "unsupported" else None,
                                c.size_bytes, ", ".join(c.skipped), shown if c.text else None,
