@@ -57,7 +57,7 @@ def power_usd_per_hour(tdp_w: float, utilisation: float = DEFAULT_UTILISATION,
     return tdp_w * utilisation / 1000.0 * usd_per_kwh
 
 
-def owned_cost(price_usd: float, tdp_w: float, months: int = DEFAULT_AMORTISATION_MONTHS,
+def owned_cost(price_usd: float, tdp_w: float, months: float = DEFAULT_AMORTISATION_MONTHS,
                utilisation: float = DEFAULT_UTILISATION, usd_per_kwh: float = DEFAULT_USD_PER_KWH,
                hours_per_month: float = HOURS_PER_MONTH) -> OwnedCost:
     """Purchase price spread over ``months`` of ``hours_per_month`` use, plus power at TDP × utilisation."""
@@ -125,13 +125,15 @@ def rent_or_buy(own: Ownership, single_tokens_per_s: float | None, batched_token
     if not (own.hours_per_day > 0 and own.years > 0 and own.usd_per_kwh >= 0):
         raise ValueError("hours_per_day and years must be positive, usd_per_kwh not negative")
     hours_per_month = own.hours_per_day * 365 / 12
-    power_per_hour = (own.power_w or 0.0) / 1000 * own.usd_per_kwh
+    power_per_hour = power_usd_per_hour(own.power_w or 0.0, DEFAULT_UTILISATION, own.usd_per_kwh)
     price = own.price_usd if own.price_usd is not None and own.price_usd > 0 else None
+    owned = (owned_cost(price, own.power_w or 0.0, own.years * 12, DEFAULT_UTILISATION, own.usd_per_kwh,
+                        hours_per_month).usd_per_hour if price is not None else None)
 
     def per_mtok(tokens_per_s: float | None) -> float | None:
-        if price is None or not tokens_per_s or tokens_per_s <= 0:
+        if owned is None or not tokens_per_s or tokens_per_s <= 0:
             return None
-        return (price / (own.years * 12 * hours_per_month) + power_per_hour) / (tokens_per_s * 3600) * 1e6
+        return usd_per_million_tokens(tokens_per_s, owned)
 
     breakeven = None
     if price is not None and rent_usd_per_hour is not None and rent_usd_per_hour - power_per_hour > 0:
