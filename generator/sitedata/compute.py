@@ -15,6 +15,7 @@ from ..estimate.device import DeviceSpec
 from ..estimate.quant import QUANT_INFO, quant_info
 from .policy import SETUP_QUANTS, PairResult, holds, meets_floor, published_quants, recommend
 from .store import EstimateStore, StoreKeys
+from ..estimate import fidelity
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -249,7 +250,7 @@ class ModelResults:
             model = self.models[model_id]
             if holds(self.pick(model_id, gpu_id), model.native_format):
                 return (None,)
-            quants = [q for q in preference(model) if meets_floor(q, model.native_format)]
+            quants = [q for q in preference(model) if fidelity.at_floor(q, model.native_format)]
             for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
                 device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
                 for quant in quants:

@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from ..catalog.freshness import newest_price_date
 from ..catalog.schema import Catalog
-from ..estimate import bands, finetune as finetune_, vllm_support
-from ..estimate.api import Estimate
+from ..estimate import bands, finetune as finetune_, serving_setup, vllm_support
+from ..estimate.api import Estimate, ModelSpec
 from ..estimate.device import DeviceSpec
 from ..estimate.kvcache import kv_cache_bytes, kv_layout
 from ..estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION

@@ -13,7 +13,7 @@ from ...estimate.api import Estimate
 from ...estimate.device import DeviceSpec
 from ...estimate import fidelity
 from ...sitedata import PAGE_CONTEXT_TOKENS, Results
-from ...sitedata.policy import heavy_loss, holds, quality_rank
+from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, OfferRow, RentBuyView, home, latest_read, offer_rows, rentbuy_view, same_gpu_basis
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
@@ -53,7 +53,7 @@ def _row(results: Results, model_id: str, gpu_id: str, native: str, language: st
     pick = results.pairs[(model_id, gpu_id)]
     return ModelRow(results.catalog.models[model_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
                     fidelity.grade(pick.quant, native),
-                    heavy_loss(pick, native))
+                    pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
 
 
 def gpu_view(results: Results, key: PageKey, lang: Lang) -> GpuView:

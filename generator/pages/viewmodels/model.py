@@ -13,7 +13,7 @@ from ...estimate import fidelity, finetune, serving, serving_setup
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.cost import HOURS_PER_MONTH
 from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, ServingChoice
-from ...sitedata.policy import heavy_loss, holds, quality_rank
+from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home, latest_read
 from .parts import (AboutModelPart, ArchitecturePart, SourcesPart, about_model_part, architecture_part,
@@ -137,7 +137,7 @@ def _gpu_row(results: Results, model_id: str, gpu_id: str, native: str, language
     pick = results.pairs[(model_id, gpu_id)]
     return GpuRow(results.catalog.gpus[gpu_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
                   fidelity.grade(pick.quant, native),
-                  heavy_loss(pick, native))
+                  pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
 
 
 def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:

@@ -15,7 +15,7 @@ from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.fit import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
 from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
-from ...sitedata.policy import holds, meets_floor
+from ...sitedata.policy import meets_floor
 from .. import charts, labels
 from ..plan import PageKey
 from . import pair_text
@@ -332,7 +332,7 @@ def cheapest_way(results: Results, model_id: str, language: str) -> CloudWay | N
 
 def _way_forward(results: Results, model_id: str, gpu_id: str, e: Estimate, native: str) -> WayForward | None:
     pick = results.pairs[(model_id, gpu_id)]
-    if holds(pick, native):  # e is the pick's estimate
+    if e.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native):
         return None
     multi = results.multi_gpu(model_id, gpu_id)
     offload = e.offload if e.verdict == "offload" else None
