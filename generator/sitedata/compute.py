@@ -26,7 +26,7 @@ PAGE_CONTEXT_TOKENS = 8192
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 # The quant a model's own Hugging Face repository holds, by its native format (what vLLM loads from it).
 NATIVE_CHECKPOINT = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
-FINETUNE_METHODS = ("qlora", "lora", "full")
+FINETUNE_METHODS: tuple[finetune.Method, ...] = ("qlora", "lora", "full")
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SERVING_SEGMENTS = ("datacenter", "workstation")
