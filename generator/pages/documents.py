@@ -98,9 +98,10 @@ class HeadlineEstimate(TypedDict):
 
 class PairEstimate(HeadlineEstimate):
     device_memory_bytes: UInt
-    margin_ratio: float
-    utilisation_ratio: float
-    offloaded_bytes: UInt
+    margin_ratio: Annotated[float, Field(description="margin_bytes / usable_bytes (0 where nothing is usable)")]
+    utilisation_ratio: Annotated[float, Field(description="total_bytes / usable_bytes (0 where nothing is usable)")]
+    offloaded_bytes: Annotated[UInt, Field(description="What does not fit in usable_bytes: total minus usable, "
+                                                       "at least 0")]
 
 
 class QuantRow(TypedDict):
@@ -112,7 +113,8 @@ class QuantRow(TypedDict):
     total_bytes: UInt
     verdict: Verdict
     decode_tokens_per_s: Speed
-    best_gpu_id: str | None
+    best_gpu_id: Annotated[str | None, Field(description="The cheapest catalogued GPU (list price, then memory) on "
+                                                         "which this quantization fits with margin")]
 
 
 class ContextRow(TypedDict):
@@ -346,6 +348,10 @@ class ModelFinetune(TypedDict):
     suggested_gpu: str | None
 
 
+_FITS_COUNT = Field(description="Pairs whose recommended setup holds the model fully (fits or tight) at or above "
+                                "the quality floor")
+
+
 class ModelDocument(Envelope):
     """A model: the model page's numbers."""
     kind: Literal["model"]
@@ -359,7 +365,7 @@ class ModelDocument(Envelope):
     cheapest_setups: list[CheapestSetup]
     cheapest_serving: list[CheapestServing]
     finetune: list[ModelFinetune]
-    fits_count: UInt
+    fits_count: Annotated[UInt, _FITS_COUNT]
     gpus: list[PairSummary]
     sources: list[Source]
 
@@ -408,7 +414,7 @@ class GpuDocument(Envelope):
     id: str
     name: str
     facts: GpuFacts
-    fits_count: UInt
+    fits_count: Annotated[UInt, _FITS_COUNT]
     offers: list[Offer]
     models: list[PairSummary]
     sources: list[Source]
