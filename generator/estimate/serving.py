@@ -10,7 +10,7 @@ tokens that share steps with the decodes:
 
     t_step = t_decode(C) + (C·P/O) / m · t_prefill(m)                    (mean time per output token of a user)
     t_decode(C) = max([W(C) + C·KV(P + (O − 1)/2)] / (η_bw·BW·n), C·(F_lin + F_attn(depth)) / (η_c·F_prec·n))
-                  + step_s + t_comm(C)
+                  + step_s + layer_s · layers + t_comm(C)
     t_prefill(m) = max(W(m) / (η_bw·BW·n), [m·F_lin + (m/P)·F_attn(prompt)] / (η_c·F_prec·n)) + t_comm(m)
     t_comm(N) = 2 · layers · (all_reduce_s + 2 B · hidden · N · 2(n − 1)/n / link)     (tensor parallel, n > 1)
     W(N) = dense + experts · (1 − (1 − k/E)^N)                             (experts touched by N tokens)
@@ -23,8 +23,11 @@ exchange tokens all-to-all. GPUs beyond one replica (gpu_count / tensor_parallel
 
 Per user: tokens/s = 1 / t_step (the prefill share slows everyone, as in a measured TPOT). Output tokens/s per GPU
 = C / t_step / n; total = output · (P + O) / O; ``prefill_share`` = the prefill part of t_step (pages split the GPU
-cost between input and output tokens by it). Time to first token = the step already running, then ⌈P / chunk⌉
-steps that each carry one chunk of the prompt next to the C decodes.
+cost between input and output tokens by it). Time to first token = the engine's fixed latency per request
+(``request_s``: HTTP, tokenizer, scheduler), half a decode step (the one already running
+when the request arrives), then ⌈P / chunk⌉ steps that each carry one chunk of the prompt next to the C decodes,
+stretched by 1 / (1 − ρ) for the other prompts queued ahead of it (ρ = ``prefill_share``, the share of the GPUs'
+time that goes to prompts: an M/D/1-like queue, Pollaczek-Khinchine with deterministic service, simplified).
 Concurrency is capped by the KV cache: ⌊KV pool / KV bytes of one request of P + O tokens⌋ (``kv_capacity``).
 """
 
@@ -75,6 +78,8 @@ class ServingConstants:
     compute_efficiency: float  # share of datasheet tensor FLOPS at the compute precision
     step_s: float  # fixed cost per step: scheduling, sampling, launches not hidden by graphs
     all_reduce_s: float  # latency of one collective between the GPUs of a replica
+    layer_s: float = 0.0  # fixed cost per layer and step: kernels too small to fill the GPU, gaps between them
+    request_s: float = 0.0  # fixed latency of a request before its first token: HTTP, tokenizer, scheduler, detokenizer
     prefill_chunk_tokens: int = 8192  # prompt tokens one step may carry (max_num_batched_tokens and equivalents)
     fitted: str = ""  # date of the newest measurement the fit saw; "" = not fitted
     borrowed_from: str = ""  # the group whose constants stand in where this one has no (or too few) rows
@@ -83,7 +88,7 @@ class ServingConstants:
     def provenance(self) -> str:
         """How the constants were obtained, in words."""
         if self.fitted and self.borrowed_from:
-            return f"compute efficiency fitted on data to {self.fitted}, the rest from {self.borrowed_from}"
+            return f"fitted on data to {self.fitted}; what those data cannot pin down from {self.borrowed_from}"
         if self.fitted:
             return f"fitted on data to {self.fitted}"
         return f"not fitted: borrowed from {self.borrowed_from}" if self.borrowed_from else "not fitted"
@@ -94,6 +99,8 @@ class ServingConstants:
                 ("serving.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
                 ("serving.compute_efficiency", f"{self.compute_efficiency:.3f}"),
                 ("serving.step_s", f"{self.step_s * 1e3:.2f} ms per step"),
+                ("serving.layer_s", f"{self.layer_s * 1e6:.1f} µs per layer and step"),
+                ("serving.request_s", f"{self.request_s * 1e3:.1f} ms per request before its first token"),
                 ("serving.all_reduce_s", f"{self.all_reduce_s * 1e6:.1f} µs per collective"),
                 ("serving.prefill_chunk_tokens", f"{self.prefill_chunk_tokens}"))
 
@@ -165,7 +172,12 @@ def decode_parts(work: Workload, device: ServingDevice, c: ServingConstants, con
                                                                        * device.bandwidth_bytes_per_s)
     flops = concurrency * (work.linear_flops_per_token + _attention_flops(work, depth))
     compute = flops / (c.compute_efficiency * device.flops * n)
-    return memory, compute, c.step_s + _comm_s(work, device, c, concurrency)
+    return memory, compute, fixed_s(work, c) + _comm_s(work, device, c, concurrency)
+
+
+def fixed_s(work: Workload, c: ServingConstants) -> float:
+    """Seconds of a step that do not scale with bytes or FLOPs: per step plus per layer."""
+    return c.step_s + c.layer_s * _layers(work)
 
 
 def decode_s(work: Workload, device: ServingDevice, c: ServingConstants, concurrency: float, prompt: int,
@@ -219,8 +231,9 @@ def serve(work: Workload, device: ServingDevice, c: ServingConstants, concurrenc
     chunk = min(prompt, c.prefill_chunk_tokens)
     chunks = math.ceil(prompt / chunk)
     t_chunk = decode + prefill_chunk_s(work, device, c, chunk, prompt)
-    return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t,
-                        t + chunks * t_chunk, t, prefill / t)
+    share = prefill / t
+    ttft = c.request_s + decode / 2 + chunks * t_chunk / max(1.0 - share, 0.05)
+    return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t, ttft, t, share)
 
 
 def kv_capacity(pool_bytes: float, bytes_per_request: float) -> int:

@@ -35,8 +35,22 @@ def test_dense_hand_worked() -> None:
     assert point.tokens_per_s_per_user == pytest.approx(1 / step, rel=1e-9)
     assert point.output_tokens_per_s_per_gpu == pytest.approx(8 / step, rel=1e-9)  # 403.45 tok/s
     assert point.total_tokens_per_s_per_gpu == pytest.approx(16 / step, rel=1e-9)
-    # TTFT: the running step, then one chunk step (decode 19.572864 ms + prompt 32 ms)
-    assert point.ttft_s == pytest.approx(step + 0.019572864 + 0.032, rel=1e-9)
+    # TTFT: half the running decode step, then one chunk step (decode 19.572864 ms + prompt 32 ms) stretched by
+    # 1 / (1 − ρ) for the prompts ahead, ρ = 0.256 / 19.828864 = 1.2910 % of the time on prompts: 62.0338 ms
+    share = 0.000256 / step
+    assert point.prefill_share == pytest.approx(share, rel=1e-9)
+    assert point.ttft_s == pytest.approx(0.019572864 / 2 + (0.019572864 + 0.032) / (1 - share), rel=1e-9)
+    assert point.ttft_s == pytest.approx(0.0620338, rel=1e-6)
+
+
+def test_layer_and_request_costs() -> None:
+    # 32 layers × 50 µs = 1.6 ms more per step; 30 ms more before the first token, nothing else changes
+    base = serving.serve(DENSE, DEVICE, C, 1, 1000, 1000)
+    more = serving.serve(DENSE, DEVICE, replace(C, layer_s=50e-6, request_s=0.03), 1, 1000, 1000)
+    decode = serving.decode_s(DENSE, DEVICE, C, 1, 1000, 1000)
+    assert serving.decode_s(DENSE, DEVICE, replace(C, layer_s=50e-6), 1, 1000, 1000) == pytest.approx(decode + 0.0016)
+    assert more.step_s == pytest.approx(base.step_s + 0.0016, rel=1e-9)
+    assert more.ttft_s > base.ttft_s + 0.03
 
 
 def test_moe_hand_worked() -> None:
