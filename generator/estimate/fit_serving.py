@@ -2,7 +2,7 @@
 
 Run ``python -m generator.cli.fit_serving`` (it reads catalog/ and writes serving_constants.py; this module does no I/O).
 Per engine and backend (cuda, rocm), up to four constants (bandwidth efficiency, compute efficiency, fixed seconds per
-step and per layer) minimise a soft-L1 loss on ln(predicted / measured) of throughput per GPU and tokens/s per user
+step, latency of one collective between tensor-parallel GPUs) minimise a soft-L1 loss on ln(predicted / measured) of throughput per GPU and tokens/s per user
 over that group's rows (TTFT is reported, not fitted). A group fits only the constants its rows can tell apart (see
 ``fields_for``); the rest come from a donor group. The bandwidth efficiency stays at most ``MAX_BANDWIDTH_EFFICIENCY``
 (what a memory-bound GEMV reaches), the compute efficiency at most 1. Cross-validation refits on the training rows of
@@ -23,10 +23,10 @@ from .serving import SERVING_ENGINES, ServingConstants
 from .speed import ALL_REDUCE_LATENCY_S
 
 CONSTANTS_PATH = Path(__file__).resolve().parent / "serving_constants.py"
-# The collective latency is not fitted: every calibration run with a measured per-user speed is tensor parallel
-# over 4-8 GPUs of one model (DeepSeek-R1, 61 layers), where a fixed step cost and a per-layer collective cost are
-# one number; it stays at the speed model's assumed small-message all-reduce latency.
-FIELDS = ("bandwidth_efficiency", "compute_efficiency", "step_s", "layer_s")
+# The collective latency starts (and stays, for groups without runs on one GPU next to tensor-parallel runs) at the
+# speed model's assumed small-message all-reduce latency: on tensor-parallel runs alone it is one number with the
+# fixed step cost.
+FIELDS = ("bandwidth_efficiency", "compute_efficiency", "step_s", "all_reduce_s")
 # Upper bounds: a decode GEMV streams weights at about 80-90 % of datasheet HBM/GDDR bandwidth (the share the
 # llama.cpp fit and public GEMV microbenchmarks land in); tensor-core GEMMs cannot beat the datasheet rate.
 MAX_BANDWIDTH_EFFICIENCY = 0.9
@@ -105,15 +105,15 @@ SPREAD = 16  # per-user rows of one model over this ratio of concurrencies pin t
 def fields_for(cases: list[sc.Case]) -> tuple[str, ...]:
     """The constants a group's rows can tell apart: the compute efficiency needs saturated rows; the per-step cost
     needs measured per-user speeds; the bandwidth efficiency needs them for two models or over a wide range of
-    concurrency (one model at a few loads cannot tell bytes from fixed cost); the per-layer cost needs them for two
-    models of different depth (else it is one number with the per-step cost)."""
+    concurrency (one model at a few loads cannot tell bytes from fixed cost); the collective latency needs them both
+    on one GPU and tensor parallel (else it is one number with the per-step cost)."""
     loaded = [c for c in cases if c.row.user_tps]
     saturated = any(c.row.concurrency is None or c.row.concurrency >= SATURATED for c in cases)
-    depths = {c.setup.work.n_layers for c in loaded}
     levels = [c.row.concurrency for c in loaded if c.row.concurrency]
     spread = len({c.row.model for c in loaded}) > 1 or (levels and max(levels) >= SPREAD * min(levels))
+    parallel = {c.row.tensor_parallel > 1 for c in loaded}
     return ((("bandwidth_efficiency",) if spread else ()) + (("compute_efficiency",) if saturated else ())
-            + (("step_s",) if loaded else ()) + (("layer_s",) if len(depths) > 1 else ()))
+            + (("step_s",) if loaded else ()) + (("all_reduce_s",) if len(parallel) > 1 else ()))
 
 
 def fit_request_s(cases: list[sc.Case], c: ServingConstants) -> ServingConstants:
@@ -182,7 +182,7 @@ def write(constants: dict[str, ServingConstants], cv: list[tuple[str, str, int, 
     for name, c in constants.items():
         lines.append(f"    {name!r}: ServingConstants({name!r}, bandwidth_efficiency={c.bandwidth_efficiency!r}, "
                      f"compute_efficiency={c.compute_efficiency!r}, step_s={c.step_s!r}, "
-                     f"all_reduce_s={c.all_reduce_s!r}, layer_s={c.layer_s!r}, request_s={c.request_s!r}, "
+                     f"all_reduce_s={c.all_reduce_s!r}, request_s={c.request_s!r}, "
                      f"fitted={c.fitted!r}, "
                      f"borrowed_from={c.borrowed_from!r}),")
     lines += ["}", "", "# (kind, validation, rows, median |error|, share within ±25 %)",

@@ -10,7 +10,7 @@ tokens that share steps with the decodes:
 
     t_step = t_decode(C) + (C·P/O) / m · t_prefill(m)                    (mean time per output token of a user)
     t_decode(C) = max([W(C) + C·KV(P + (O − 1)/2)] / (η_bw·BW·n), C·(F_lin + F_attn(depth)) / (η_c·F_prec·n))
-                  + step_s + layer_s · layers + t_comm(C)
+                  + step_s + t_comm(C)
     t_prefill(m) = max(W(m) / (η_bw·BW·n), [m·F_lin + (m/P)·F_attn(prompt)] / (η_c·F_prec·n)) + t_comm(m)
     t_comm(N) = 2 · layers · (all_reduce_s + 2 B · hidden · N · 2(n − 1)/n / link)     (tensor parallel, n > 1)
     W(N) = dense + experts · (1 − (1 − k/E)^N)                             (experts touched by N tokens)
@@ -78,7 +78,6 @@ class ServingConstants:
     compute_efficiency: float  # share of datasheet tensor FLOPS at the compute precision
     step_s: float  # fixed cost per step: scheduling, sampling, launches not hidden by graphs
     all_reduce_s: float  # latency of one collective between the GPUs of a replica
-    layer_s: float = 0.0  # fixed cost per layer and step: kernels too small to fill the GPU, gaps between them
     request_s: float = 0.0  # fixed latency of a request before its first token: HTTP, tokenizer, scheduler, detokenizer
     prefill_chunk_tokens: int = 8192  # prompt tokens one step may carry (max_num_batched_tokens and equivalents)
     fitted: str = ""  # date of the newest measurement the fit saw; "" = not fitted
@@ -99,7 +98,6 @@ class ServingConstants:
                 ("serving.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
                 ("serving.compute_efficiency", f"{self.compute_efficiency:.3f}"),
                 ("serving.step_s", f"{self.step_s * 1e3:.2f} ms per step"),
-                ("serving.layer_s", f"{self.layer_s * 1e6:.1f} µs per layer and step"),
                 ("serving.request_s", f"{self.request_s * 1e3:.1f} ms per request before its first token"),
                 ("serving.all_reduce_s", f"{self.all_reduce_s * 1e6:.1f} µs per collective"),
                 ("serving.prefill_chunk_tokens", f"{self.prefill_chunk_tokens}"))
@@ -172,12 +170,7 @@ def decode_parts(work: Workload, device: ServingDevice, c: ServingConstants, con
                                                                        * device.bandwidth_bytes_per_s)
     flops = concurrency * (work.linear_flops_per_token + _attention_flops(work, depth))
     compute = flops / (c.compute_efficiency * device.flops * n)
-    return memory, compute, fixed_s(work, c) + _comm_s(work, device, c, concurrency)
-
-
-def fixed_s(work: Workload, c: ServingConstants) -> float:
-    """Seconds of a step that do not scale with bytes or FLOPs: per step plus per layer."""
-    return c.step_s + c.layer_s * _layers(work)
+    return memory, compute, c.step_s + _comm_s(work, device, c, concurrency)
 
 
 def decode_s(work: Workload, device: ServingDevice, c: ServingConstants, concurrency: float, prompt: int,

@@ -221,7 +221,7 @@ class ServingPlan:
     assumptions: tuple[tuple[str, str], ...]
     weights_bytes_per_gpu: int = 0  # what each step reads per GPU (all of a dense model's weights at one request)
     bandwidth_efficiency: float = 0.0  # the engine's fitted share of datasheet bandwidth
-    step_overhead_s: float = 0.0  # the engine's fitted fixed cost per step of this model (per step and per layer)
+    step_overhead_s: float = 0.0  # the engine's fitted fixed cost per step (scheduling, sampling, launches)
 
 
 def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
@@ -255,5 +255,5 @@ def page_plan(model: api.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str
             best = serving.operating_point(s.work, s.device, s.constants, prompt, output, s.max_concurrency)
             return ServingPlan(engine, precision, device.count, s.tensor_parallel, s.kv_type, prompt, output,
                                s.max_concurrency, points, best, s.constants.assumptions(), s.weights_bytes_per_gpu,
-                               s.constants.bandwidth_efficiency, serving.fixed_s(s.work, s.constants))
+                               s.constants.bandwidth_efficiency, s.constants.step_s)
     return None
