@@ -132,6 +132,17 @@ def test_concurrency_never_exceeds_kv_capacity(catalog, engine: str) -> None:
     assert long.setup.max_concurrency in (e.setup.max_concurrency // 2, e.setup.max_concurrency // 2 + 1)
 
 
+@pytest.mark.parametrize("gpu, count, tokens", [("h100-sxm", 1, 8192), ("h200", 2, 8192), ("a100-80gb-sxm", 1, 2048),
+                                                ("rtx-4090", 1, 2048), ("rtx-4090", 4, 2048)])
+def test_vllm_chunk_budget_follows_its_batch_defaults(catalog, gpu: str, count: int, tokens: int) -> None:
+    # 70 GiB or more per GPU and not an A100: 8192 prompt tokens per step, else 2048 (per GPU, not per group)
+    e = _estimate(catalog, "llama-3.1-8b", gpu, count, precision="BF16", prompt_tokens=4096, output_tokens=64,
+                  concurrency=1)
+    assert e.setup.constants.prefill_chunk_tokens == tokens
+    sglang = _estimate(catalog, "llama-3.1-8b", gpu, count, engine="sglang", precision="BF16", concurrency=1)
+    assert sglang.setup.constants.prefill_chunk_tokens == serving_setup.constants_for("sglang", "cuda").prefill_chunk_tokens
+
+
 def test_more_gpus_hold_more_requests(catalog) -> None:
     one = _estimate(catalog, "llama-3.3-70b", "h200", 1, precision="FP8")
     two = _estimate(catalog, "llama-3.3-70b", "h200", 2, precision="FP8")
