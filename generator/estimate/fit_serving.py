@@ -2,11 +2,12 @@
 
 Run ``python -m generator.cli.fit_serving`` (it reads catalog/ and writes serving_constants.py; this module does no I/O).
 Per engine and backend (cuda, rocm), up to four constants (bandwidth efficiency, compute efficiency, fixed seconds per
-step, latency of one collective between tensor-parallel GPUs) minimise a soft-L1 loss on ln(predicted / measured) of throughput per GPU and tokens/s per user
-over that group's rows (TTFT is reported, not fitted). A group fits only the constants its rows can tell apart (see
-``fields_for``); the rest come from a donor group. The bandwidth efficiency stays at most ``MAX_BANDWIDTH_EFFICIENCY``
-(what a memory-bound GEMV reaches), the compute efficiency at most 1. Cross-validation refits on the training rows of
-each fold: leave one GPU out and leave one source out.
+step, latency of one collective between tensor-parallel GPUs) minimise a soft-L1 loss on ln(predicted / measured) of
+throughput per GPU and tokens/s per user over that group's rows, each row weighted 1 / √(rows of its source); the
+fixed latency per request is then fitted on the TTFT of rows at low load. A group fits only the constants its rows
+can tell apart (see ``fields_for``); the rest come from a donor group. The bandwidth efficiency stays at most
+``MAX_BANDWIDTH_EFFICIENCY`` (what a memory-bound GEMV reaches), the compute efficiency at most 1. Cross-validation
+refits on the training rows of each fold: leave one GPU out and leave one source out.
 """
 
 from __future__ import annotations

@@ -140,7 +140,8 @@ def test_vllm_chunk_budget_follows_its_batch_defaults(catalog, gpu: str, count: 
                   concurrency=1)
     assert e.setup.constants.prefill_chunk_tokens == tokens
     sglang = _estimate(catalog, "llama-3.1-8b", gpu, count, engine="sglang", precision="BF16", concurrency=1)
-    assert sglang.setup.constants.prefill_chunk_tokens == serving_setup.constants_for("sglang", "cuda").prefill_chunk_tokens
+    default = serving_setup.constants_for("sglang", "cuda").prefill_chunk_tokens
+    assert sglang.setup.constants.prefill_chunk_tokens == default
 
 
 def test_more_gpus_hold_more_requests(catalog) -> None:
