@@ -24,10 +24,9 @@ exchange tokens all-to-all. GPUs beyond one replica (gpu_count / tensor_parallel
 Per user: tokens/s = 1 / t_step (the prefill share slows everyone, as in a measured TPOT). Output tokens/s per GPU
 = C / t_step / n; total = output · (P + O) / O; ``prefill_share`` = the prefill part of t_step (pages split the GPU
 cost between input and output tokens by it). Time to first token = the engine's fixed latency per request
-(``request_s``: HTTP, tokenizer, scheduler), half a decode step (the one already running
-when the request arrives), then ⌈P / chunk⌉ steps that each carry one chunk of the prompt next to the C decodes,
-stretched by 1 / (1 − ρ) for the other prompts queued ahead of it (ρ = ``prefill_share``, the share of the GPUs'
-time that goes to prompts: an M/D/1-like queue, Pollaczek-Khinchine with deterministic service, simplified).
+(``request_s``: HTTP, tokenizer, scheduler), half a decode step (the one running when the request arrives), then
+⌈P / chunk⌉ steps that each carry one chunk of the prompt next to the C decodes, stretched by 1 / (1 − ρ) for the
+prompts queued ahead (ρ = ``prefill_share``: a single server busy with prompts a share ρ of its time).
 Concurrency is capped by the KV cache: ⌊KV pool / KV bytes of one request of P + O tokens⌋ (``kv_capacity``).
 """
 
@@ -225,7 +224,7 @@ def serve(work: Workload, device: ServingDevice, c: ServingConstants, concurrenc
     chunks = math.ceil(prompt / chunk)
     t_chunk = decode + prefill_chunk_s(work, device, c, chunk, prompt)
     share = prefill / t
-    ttft = c.request_s + decode / 2 + chunks * t_chunk / max(1.0 - share, 0.05)
+    ttft = c.request_s + decode / 2 + chunks * t_chunk / max(1.0 - share, 0.05)  # floor: a saturated queue
     return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t, ttft, t, share)
 
 
