@@ -1,10 +1,13 @@
 """Typical error of each speed figure per backend and architecture class, from the cross-validated statistics the
 fit script stored.
 
-A band is the median absolute error of the newest constants set on GPUs left out of the fit (leave one GPU out), over
-the held-out rows of the page's own architecture class (dense, mixture of experts, hybrid linear attention) on that
-backend. A class with fewer than ``FEW_ROWS`` held-out decode rows is marked "few measurements" and one without any
-"not validated"; its figures are then the backend's over all classes. A backend without measurements of its own
+A band is the median absolute error of the newest constants set on GPUs left out of the fit (leave one GPU out) or on
+publications left out of it (leave one source out), whichever is larger, over the held-out rows of the page's own
+architecture class (dense, mixture of experts, hybrid linear attention) on that backend. A class with fewer than
+``FEW_ROWS`` held-out decode and prefill rows is marked "few measurements" and one without any
+"not validated"; its figures are then the backend's over all classes. ROCm is split by GPU generation: CDNA (AMD
+Instinct, datacenter) and RDNA (Radeon) run different kernels (MFMA vs WMMA, wave64 vs wave32), so a generation none of
+the backend's calibration rows ran on is "not validated" whatever the class. A backend without measurements of its own
 borrows CUDA's constants, and its band widens to the larger of CUDA's band and the measured cost of borrowing (another
 family's rows predicted with CUDA's constants of the same engine era).
 """
@@ -36,6 +39,8 @@ class ErrorBand:
     borrowed_from: str | None = None
     architecture: str = "dense"  # the architecture class the band is for
     rows: int = 0  # held-out decode and prefill rows of that class on this backend's constants
+    generation: str = ""  # the GPU generation the band is for ("rdna", "cdna" on ROCm; "" elsewhere)
+    generation_measured: bool = True  # whether any of the backend's calibration rows ran on that generation
 
     @property
     def status(self) -> Status:
@@ -60,10 +65,22 @@ def architecture_class(arch: Architecture) -> str:
     return "moe" if arch.n_experts > 0 else "dense"
 
 
+def generation(backend: str, segment: str) -> str:
+    """The GPU generation a band is split by: on ROCm "cdna" for datacenter parts (AMD Instinct), else "rdna"; ""
+    on every other backend."""
+    if speed.family(backend) != "rocm":
+        return ""
+    return "cdna" if segment == "datacenter" else "rdna"
+
+
 def _cv(group: str, kind: str) -> tuple[int, float] | None:
+    """(held-out rows, band) of a group: the larger median error of leaving one GPU out and leaving one source out."""
     from .constants import CV_STATS
 
-    return next(((n, m) for method, g, k, n, m, _, _ in CV_STATS if method == "gpu" and g == group and k == kind), None)
+    medians = {method: (n, m) for method, g, k, n, m, _, _ in CV_STATS if g == group and k == kind}
+    if "gpu" not in medians:
+        return None
+    return medians["gpu"][0], max(m for method, (_, m) in medians.items() if method in ("gpu", "source"))
 
 
 def _borrow_median(lender: str, kind: str) -> float:
@@ -74,8 +91,10 @@ def _borrow_median(lender: str, kind: str) -> float:
 
 
 @cache
-def error_band(backend: str, arch_class: str = "dense") -> ErrorBand:
-    """The typical ±error of a speed figure on ``backend`` for a model of ``arch_class`` (module docstring)."""
+def error_band(backend: str, arch_class: str = "dense", gpu_generation: str = "",
+               generation_measured: bool = True) -> ErrorBand:
+    """The typical ±error of a speed figure on ``backend`` for a model of ``arch_class`` on a GPU of ``gpu_generation``
+    (``generation_measured``: whether any of the backend's calibration rows ran on that generation; module docstring)."""
     from .constants import ERA_CONSTANTS
 
     c = speed.constants_for(backend)
@@ -83,6 +102,7 @@ def error_band(backend: str, arch_class: str = "dense") -> ErrorBand:
     era = next(e for (f, e), k in ERA_CONSTANTS.items() if f == lender and k.engine == c.engine)
     family_group, class_group = f"{lender} {era}", f"{lender} {era} {arch_class}"
     rows = sum((_cv(class_group, kind) or (0, 0.0))[0] for kind in ("decode_tps", "prefill_tps"))
+    rows = rows if generation_measured else 0
     group = class_group if rows else family_group
     values = {}
     for name, kind in KINDS.items():
@@ -92,4 +112,4 @@ def error_band(backend: str, arch_class: str = "dense") -> ErrorBand:
         borrowing = _borrow_median(lender, kind if kind != "ttft_s" else "prefill_tps") if c.borrowed_from else 0.0
         values[name] = max(own[1], borrowing)
     return ErrorBand(speed.family(backend), values["decode"], values["prefill"], values["ttft"], group,
-                     c.borrowed_from, arch_class, rows)
+                     c.borrowed_from, arch_class, rows, gpu_generation, generation_measured)

@@ -491,6 +491,7 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
         "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
         "of the same era.",
         "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",
+        "ROW_GPUS: per backend-era group, the GPUs its rows ran on (a band holds only for the GPU generations in it).",
         '"""',
         "",
         "from __future__ import annotations",
@@ -516,7 +517,11 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
               "CV_POINTS: tuple[tuple[str, str, str, float, float], ...] = ("]
     lines += [f"    {(p.kind, p.family, p.era, p.measured, round(p.predicted, 3))!r}," for p in points
               if p.method == "gpu" and p.kind in calibration.SPEED_KINDS]
-    lines += [")", "", "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
+    groups = sorted({(p.family, p.era) for p in points if p.method == "gpu"})
+    lines += [")", "", "# (family, era) -> catalogue ids of the GPUs its rows ran on",
+              "ROW_GPUS: dict[tuple[str, str], tuple[str, ...]] = {"]
+    lines += [f"    {g!r}: {tuple(sorted({p.gpu for p in points if (p.family, p.era) == g}))!r}," for g in groups]
+    lines += ["}", "", "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
               "GPU_SOURCES: dict[str, str] = {"]
     lines += [f"    {k!r}: {v!r}," for k, v in sorted(gpu_sources.items())]
     lines += ["}", ""]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from ..estimate import bands
 from ..estimate import constants as fitted
 
@@ -40,7 +42,16 @@ def held_out_points() -> dict[str, tuple[tuple[float, float], ...]]:
     return {kind: tuple(rows) for kind, rows in points.items()}
 
 
-def error_bands(backends: set[str]) -> dict[tuple[str, str], bands.ErrorBand]:
-    """Typical cross-validated error of the speed figures per backend and architecture class, shown beside every
-    speed figure."""
-    return {(backend, cls): bands.error_band(backend, cls) for backend in sorted(backends) for cls in bands.CLASSES}
+def error_bands(gpus: Mapping[str, Any]) -> dict[tuple[str, str, str], bands.ErrorBand]:
+    """Typical cross-validated error of the speed figures per backend, GPU generation (ROCm: RDNA, CDNA) and
+    architecture class, shown beside every speed figure; keyed (backend, generation, class)."""
+    measured = measured_generations(gpus)
+    keys = sorted({(backend, bands.generation(backend, gpu.segment)) for gpu in gpus.values() for backend in gpu.backends})
+    return {(backend, gen, cls): bands.error_band(backend, cls, gen, not gen or (backend, gen) in measured)
+            for backend, gen in keys for cls in bands.CLASSES}
+
+
+def measured_generations(gpus: Mapping[str, Any]) -> set[tuple[str, str]]:
+    """(backend family, GPU generation) pairs some calibration row ran on, from the GPUs of each fitted group."""
+    return {(family, bands.generation(family, gpus[gpu_id].segment))
+            for (family, _era), ids in fitted.ROW_GPUS.items() for gpu_id in ids if gpu_id in gpus}

@@ -78,7 +78,7 @@ class SiteData:
                         for m, spec in computed.models.items()},
             cross_validated=methodology.cross_validated_rows(), constants_table=methodology.constants_table(),
             engines=methodology.engines(), _held_out=methodology.held_out_points(),
-            _error_bands=methodology.error_bands({b for gpu in gpus.values() for b in gpu.backends}),
+            _error_bands=methodology.error_bands(gpus),
             _frozen=True)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -206,14 +206,14 @@ class SiteData:
         """(measured, estimated) of every calibration row of ``kind`` predicted with its GPU left out of the fit."""
         return self._held_out.get(kind, ())
 
-    def error_band(self, backend: str, arch_class: str = "dense") -> bands.ErrorBand:
+    def error_band(self, backend: str, arch_class: str = "dense", generation: str = "") -> bands.ErrorBand:
         """Typical cross-validated error of the speed figures on ``backend`` for a model of ``arch_class`` (dense, moe,
-        hybrid), shown beside every speed figure."""
-        return self._error_bands[(backend, arch_class)]
+        hybrid) on a GPU of ``generation`` (bands.generation), shown beside every speed figure."""
+        return self._error_bands[(backend, generation, arch_class)]
 
     def error_bands(self) -> tuple[bands.ErrorBand, ...]:
-        """Every backend's band per architecture class, in backend then class order (the methodology table)."""
-        order = sorted(self._error_bands, key=lambda k: (k[0], bands.CLASSES.index(k[1])))
+        """Every backend's band per GPU generation and architecture class, in that order (the methodology table)."""
+        order = sorted(self._error_bands, key=lambda k: (k[0], k[1], bands.CLASSES.index(k[2])))
         return tuple(self._error_bands[k] for k in order)
 
     # --- what a read of a stored value depends on ----------------------------------------------------------

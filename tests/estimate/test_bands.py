@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from generator.estimate import bands, constants
 from generator.estimate.api import spec_from_config
 
@@ -39,3 +41,32 @@ def test_architecture_class_of_configs() -> None:
     moe = dict(dense, model_type="qwen3_moe", num_experts=8, num_experts_per_tok=2, moe_intermediate_size=256)
     assert bands.architecture_class(spec_from_config(dense).architecture) == "dense"
     assert bands.architecture_class(spec_from_config(moe).architecture) == "moe"
+
+
+def _median(method: str, group: str, kind: str) -> float:
+    return next(m for me, g, k, _n, m, *_ in constants.CV_STATS if me == method and g == group and k == kind)
+
+
+def test_a_band_is_the_larger_of_leaving_a_gpu_and_a_source_out() -> None:
+    band = bands.error_band("cuda", "dense")
+    for value, kind in ((band.decode, "decode_tps"), (band.prefill, "prefill_tps")):
+        assert value == max(_median("gpu", band.group, kind), _median("source", band.group, kind))
+
+
+def test_rocm_bands_split_by_gpu_generation() -> None:
+    assert bands.generation("rocm", "datacenter") == "cdna"
+    assert bands.generation("rocm", "consumer") == "rdna"
+    assert bands.generation("cuda", "datacenter") == ""
+    unmeasured = bands.error_band("rocm", "dense", "cdna", generation_measured=False)
+    assert unmeasured.status == "none" and not unmeasured.generation_measured
+    assert bands.error_band("rocm", "dense", "rdna").rows == _rows(bands.error_band("rocm", "dense").group)
+
+
+def test_every_rocm_calibration_gpu_is_a_radeon() -> None:
+    """No public CDNA llama.cpp table is in the data: ROCm on Instinct must stay "not validated" until one is."""
+    from generator.catalog.load import load_catalog
+    from generator.sitedata.methodology import measured_generations
+
+    gpus = load_catalog(Path("catalog")).gpus
+    assert ("rocm", "rdna") in measured_generations(gpus)
+    assert ("rocm", "cdna") not in measured_generations(gpus)

@@ -88,16 +88,20 @@ def test_committed_cross_validated_error_meets_targets() -> None:
     stats = {(m, g, k): (n, md, s) for m, g, k, n, md, _, s in constants.CV_STATS}
     n, median, within = stats[("gpu", "all", "decode_tps")]
     assert n > 400 and median <= 0.08 and within >= 0.90
-    # The issue asks ≤ 15 % for prefill; the committed fit reaches 12.2 % over all rows, 11.5 % on the 2024 CUDA rows
-    # (cuBLAS GEMMs bound by the board power) and 8.7 % on current CUDA builds (MMQ following the FP32 rate, dp4a on
-    # Pascal): held at what is achieved so that a worse fit fails.
-    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.125
+    # The issue asks ≤ 15 % for prefill; the committed fit reaches 12.2 % over all dense rows (12.9 % over all rows, with
+    # the 2025-26 Vulkan MoE rows of the RTX 5090, whose GPU held out leaves Vulkan almost no MoE row), 11.5 % on the 2024
+    # CUDA rows (cuBLAS GEMMs bound by the board power) and 8.7 % on current CUDA builds (MMQ following the FP32 rate,
+    # dp4a on Pascal): held at what is achieved so that a worse fit fails.
+    assert stats[("gpu", "all dense", "prefill_tps")][1] <= 0.125
+    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.13
     assert stats[("gpu", "cuda 2024-05", "prefill_tps")][1] <= 0.12
     assert stats[("gpu", "cuda 2025-26 dense", "prefill_tps")][1] <= 0.09
     assert stats[("gpu", "cuda 2025-26 dense", "decode_tps")][0] == 21
     # Mixture of experts (issue 26): held-out GPUs' decode and prefill of MoE models, held at what is achieved.
-    assert stats[("gpu", "all moe", "decode_tps")][1] <= MOE_DECODE_HELD_OUT
-    assert stats[("gpu", "all moe", "prefill_tps")][1] <= MOE_PREFILL_HELD_OUT
+    # On CUDA: Vulkan's MoE rows all come from one RTX 5090, so leaving that GPU out leaves Vulkan none (reported apart).
+    assert stats[("gpu", "cuda 2025-26 moe", "decode_tps")][1] <= MOE_DECODE_HELD_OUT
+    assert stats[("gpu", "cuda 2025-26 moe", "prefill_tps")][1] <= MOE_PREFILL_HELD_OUT
+    assert stats[("source", "vulkan 2025-26 moe", "prefill_tps")][1] <= 0.30
     assert {("source", "all", k) for k in calibration.SPEED_KINDS} <= stats.keys()
     # The stored in-sample statistics are what the committed constants give (rows of catalogued models included).
     reports = {r.kind: r for r in calibration.accuracy_report(models=catalog_models(Path("catalog")))}

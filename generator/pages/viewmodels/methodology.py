@@ -31,6 +31,7 @@ class BandRow(NamedTuple):
     """The band a page prints for one backend and architecture class, with the held-out rows behind it."""
 
     backend: str
+    engine: str
     architecture: str
     rows: int
     decode: float
@@ -111,6 +112,12 @@ def serving_methodology() -> ServingMethodology:
         serving.MIN_USER_TOKENS_PER_S)
 
 
+def _band_backend(band: Any) -> str:
+    """The backend's name, with the GPU generation where the bands are split by it: "ROCm (CDNA)"."""
+    name = labels.BACKEND.get(band.backend, band.backend)
+    return f"{name} ({band.generation.upper()})" if band.generation else name
+
+
 def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyView:
     """Formulas, assumptions and the cross-validated error on the calibration data."""
     _ = lang.gettext
@@ -127,8 +134,8 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
                             ("prefill_tps", _("Prefill speed on GPUs left out of the fit"))))
     classes = {"dense": _("dense"), "moe": _("mixture of experts"), "hybrid": _("hybrid linear attention")}
     status = {"validated": _("validated"), "few": _("few measurements"), "none": _("not validated")}
-    band_rows = tuple(BandRow(labels.BACKEND.get(b.backend, b.backend), classes[b.architecture], b.rows, b.decode,
-                              b.prefill, b.ttft, status[b.status]) for b in results.error_bands())
+    band_rows = tuple(BandRow(_band_backend(b), "llama.cpp", classes[b.architecture], b.rows, b.decode, b.prefill, b.ttft,
+                              status[b.status]) for b in results.error_bands())
     measurements = sum(r["rows"] for r in results.cross_validated
                        if r["group"] == "all" and r["method"] in ("gpu", "formula") and r["kind"] != "ttft_s")
     return MethodologyView(
