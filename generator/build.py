@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
-import fcntl
 import multiprocessing
 import os
 import shutil
-import signal
-import sys
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .buildlock import output_lock, quiet_worker_signals, sigterm_interrupts
 from .catalog.check import check_catalog
 from .catalog.load import ParsedFiles, load_catalog
 from .cachefile import notice
 from .catalog.freshness import newest_price_date
-from .errors import Interrupted, Problem, UsageError, UserError
+from .errors import Problem, UsageError, UserError
 from .links import is_safe_href
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
@@ -30,6 +26,7 @@ from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
 from .pages.write import SiteWriter, resume, stage_file
+from .progress import Progress, StageClock
 from .sitedata import EstimateStore, ModelResults, SiteData
 
 CHUNK_PAGES = 64
@@ -105,15 +102,8 @@ def make_renderer(options: BuildOptions) -> Renderer:
                     options.out_dir.parent / ".cache" / "jinja")
 
 
-def _quiet_signals() -> None:
-    """In a pool worker: Ctrl-C is the parent's to handle, and SIGTERM (the pool's way to stop a worker) ends the
-    worker at once, without a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def _init_pool_worker(options: BuildOptions, site: SiteData, renderer: Renderer | None = None) -> None:
-    _quiet_signals()
+    quiet_worker_signals()
     _init_worker(options, site, renderer)
 
 
@@ -157,7 +147,7 @@ def estimate_pages(results: ModelResults, jobs: int, meanwhile: Callable[[], obj
         results.compute(missing)
         return
     _STATE["results"] = results
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_signals) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=quiet_worker_signals) as pool:
         answers = pool.imap_unordered(_page_answer, [[m] for m in missing])
         meanwhile()
         for answer in answers:
@@ -196,40 +186,6 @@ def render_pages(pages: list[Page], options: BuildOptions, site: SiteData, jobs:
         yield from pool.imap(_render_and_stage, _chunks(pages, jobs))
 
 
-class Progress:
-    """Stage and page counts on a terminal; silent otherwise."""
-
-    def __init__(self, total: int, quiet: bool):
-        self.total, self.done, self.start = total, 0, time.monotonic()
-        self.live = not quiet and sys.stderr.isatty()
-
-    def stage(self, name: str) -> None:
-        if self.live:
-            print(f"\r\033[K{name}…", end="", file=sys.stderr, flush=True)
-
-    def advance(self, count: int) -> None:
-        self.done += count
-        if self.live:
-            rate = self.done / max(1e-9, time.monotonic() - self.start)
-            print(f"\r\033[Krendering {self.done}/{self.total} pages ({rate:.0f}/s)", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.live:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
-class _StageClock:
-    """Records the seconds each stage took into ``stages``."""
-
-    def __init__(self, stages: dict[str, float], start: float):
-        self.stages, self.last = stages, start
-
-    def lap(self, name: str) -> None:
-        now = time.monotonic()
-        self.stages[name] = now - self.last
-        self.last = now
-
-
 # Errors of the machine, not of the program: one line, no traceback.
 _WRITE_ERRORS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 
@@ -245,7 +201,7 @@ def build(options: BuildOptions) -> BuildReport:
     # pages), yet each collection rescanned the young survivors: a quarter of an incremental build.
     options = checked_options(options)
     try:
-        with collector_paused(), output_lock(options.out_dir), sigterm_interrupts():
+        with collector_paused(), output_lock(cache_dir_of(options.out_dir) / f"{options.out_dir.name}.lock", options.out_dir), sigterm_interrupts():
             return _build(options)
     except OSError as error:
         if error.errno not in _WRITE_ERRORS:
@@ -307,37 +263,6 @@ def cache_dir_of(out_dir: Path) -> Path:
     return out_dir.parent / ".cache"
 
 
-@contextmanager
-def output_lock(out_dir: Path) -> Iterator[None]:
-    """Hold the output folder's lock for the block; a second build meanwhile is a one-line error."""
-    path = cache_dir_of(out_dir) / f"{out_dir.name}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError(Problem(str(out_dir), "", "another build is writing this folder: "
-                                    "run again when it has finished")) from None
-        yield
-
-
-@contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM raises :class:`Interrupted` in the main thread, so the build cleans up as after Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise Interrupted(signum)
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _file_token(path: Path) -> str:
     """A digest of a file's bytes ("" when there is none): which manifest a journal's commit installs."""
     try:
@@ -387,7 +312,7 @@ def _build(options: BuildOptions) -> BuildReport:
         _strict(options, report)
         report.seconds = time.monotonic() - started
         return report
-    clock = _StageClock(report.stages, started)
+    clock = StageClock(report.stages, started)
     progress.stage("loading catalogue")
     parsed = ParsedFiles(cache_dir / f"{options.out_dir.name}.catalog.pickle")
     catalog = check_catalog(load_catalog(options.catalog_dir, parsed), options.catalog_dir)
