@@ -23,7 +23,8 @@ from .errors import Problem, UsageError, UserError
 from .links import is_safe_href
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
-from .incremental import GENERATOR_DIR, Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
+from .incremental import (GENERATOR_DIR, Manifest, PreviousBuild, code_digest, collector_paused, digest, inputs_digest,
+                          store_version)
 from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
@@ -291,7 +292,7 @@ class BuildState:
     clock: StageClock
     progress: Progress
     owned: Manifest  # what the previous build wrote: the only files a build removes
-    manifest: Manifest  # the previous build as the stale decision sees it (none with --force or --clean)
+    previous: PreviousBuild  # the previous build as the stale decision sees it (none with --force or --clean)
     code: str  # digest of the code, templates, locales and page options
     inputs: str  # digest of the code and the catalogue ("" without a catalogue)
     # load
@@ -301,11 +302,9 @@ class BuildState:
     computed: ModelResults = field(init=False)
     renderer: Renderer = field(init=False)
     site: SiteData = field(init=False)
-    every_page: bool = field(init=False)  # the previous build's reads say nothing (no manifest, other code)
     table: ReadTable = field(init=False)
     # plan
     pages: list[Page] = field(init=False)
-    previous_files: dict[str, list[str]] = field(init=False)  # each subject's files in the previous build
     site_digest: str = field(init=False)  # of all the sitemaps show
     kept: list[str] = field(default_factory=list)  # the previous build's files that stand
     stale: list[Page] = field(default_factory=list)  # the pages to render
@@ -315,15 +314,16 @@ class BuildState:
 
 
 def _build(options: BuildOptions) -> BuildReport:
+    """The stages, in order; the old site stays untouched until the commit."""
     state = _begin(options)
-    if _site_current(state):
+    if state.previous.site_current(state.inputs):
         return _unchanged(state)
     _load(state)
     _estimate(state)
     _plan(state)
     state.writer = SiteWriter(options.out_dir)
     try:
-        _render_and_stage(state)
+        _render_and_stage(state)  # this process writes the shared files (_shared_files) while the workers render
         _commit(state)
     except BaseException:
         state.writer.abort()
@@ -350,23 +350,17 @@ def _begin(options: BuildOptions) -> BuildState:
     code = digest(code_digest(options.project), options.page_options())
     inputs = digest(inputs_digest(options.project, code), options.prices_as_of) if options.catalog_dir.is_dir() else ""
     report = BuildReport()
+    previous = PreviousBuild(Manifest() if options.force or options.clean else owned, options.out_dir, code)
     return BuildState(options, files, started, report, StageClock(report.stages, started),
-                      Progress(0, options.quiet), owned, Manifest() if options.force or options.clean else owned,
-                      code, inputs)
-
-
-def _site_current(state: BuildState) -> bool:
-    """Whether no input changed since the previous build and all its files are there: then nothing is loaded."""
-    return bool(state.inputs) and state.manifest.inputs == state.inputs \
-        and state.manifest.site_intact(state.options.out_dir)
+                      Progress(0, options.quiet), owned, previous, code, inputs)
 
 
 def _unchanged(state: BuildState) -> BuildReport:
     """The report of a build that found the whole site current."""
-    report = state.report
-    report.pages = sum(1 for name in state.manifest.pages.values() if name and name != OPEN_DATA)
-    report.unchanged = len(state.manifest.pages)
-    report.warnings = list(state.manifest.warnings)
+    report, manifest = state.report, state.previous.manifest
+    report.pages = sum(1 for name in manifest.pages.values() if name and name != OPEN_DATA)
+    report.unchanged = len(manifest.pages)
+    report.warnings = list(manifest.warnings)
     _strict(state.options, report)
     report.seconds = time.monotonic() - state.started
     return report
@@ -404,11 +398,11 @@ def _estimate(state: BuildState) -> None:
     estimate_pages(state.computed, state.jobs, state.renderer)
     state.site = SiteData(state.catalog, prices_as_of=options.prices_as_of, computed=state.computed)  # frozen:
     # workers inherit it
-    manifest = state.manifest
-    state.every_page = not manifest.pages or manifest.code != state.code  # then the previous reads say nothing
-    state.table = ReadTable([] if state.every_page else manifest.reads, {} if state.every_page else manifest.subjects)
-    if not state.every_page:
-        state.table.check(state.site)
+    previous = state.previous
+    manifest = Manifest() if previous.every_page else previous.manifest  # then the previous reads say nothing
+    state.table = ReadTable(manifest.reads, manifest.subjects)
+    state.table.check(state.site)
+    previous.reads = state.table
     state.clock.lap("estimate")
 
 
@@ -416,27 +410,16 @@ def _plan(state: BuildState) -> None:
     """Plan every page; the stale ones are those whose subject's files of the previous build do not stand."""
     state.pages = plan_pages(state.catalog)
     state.report.pages = len(state.pages)
-    state.previous_files = {}
-    for path, name in state.manifest.pages.items():
-        state.previous_files.setdefault(name, []).append(path)
     state.site_digest = digest(state.code, state.options.base_url, [page.output_path for page in state.pages])
     by_subject: dict[str, list[Page]] = {}
     for page in state.pages:
         by_subject.setdefault(subject(page.key), []).append(page)
     for name, pages in by_subject.items():
         paths = [page.output_path for page in pages]
-        if _current(state, name, paths):
+        if state.previous.current(name, paths):
             state.kept += paths
         else:
             state.stale += pages
-
-
-def _current(state: BuildState, name: str, paths: list[str]) -> bool:
-    """Whether a subject's files of the previous build stand: the same files, all there, nothing they read
-    changed."""
-    return (not state.every_page and state.table.current(name)
-            and sorted(state.previous_files.get(name, ())) == sorted(paths)
-            and all(os.path.isfile(state.options.out_dir / path) for path in paths))
 
 
 def _render_and_stage(state: BuildState) -> None:
@@ -472,15 +455,14 @@ def _shared_files(state: BuildState) -> None:
     options, writer = state.options, state.writer
     state.computed.save_store()
     site_paths = seo.site_paths()
-    sitemaps_current = state.manifest.site == state.site_digest \
-        and all(os.path.isfile(options.out_dir / path) for path in site_paths)
+    sitemaps_current = state.previous.listing_current(state.site_digest, site_paths)
     if sitemaps_current:
         writer.keep(site_paths)
     for path, data in [*([] if sitemaps_current else seo.site_files(state.catalog, state.pages, options.base_url)),
                        *assets.files(options.project)]:
         writer.write(path, data)
-    previous = state.previous_files.get(OPEN_DATA, [])
-    if _current(state, OPEN_DATA, previous):
+    previous = state.previous.files.get(OPEN_DATA, [])
+    if state.previous.current(OPEN_DATA, previous):
         writer.keep(previous)
         state.open_data = previous
         return
