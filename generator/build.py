@@ -396,8 +396,8 @@ def _estimate(state: BuildState) -> None:
     state.jobs = options.jobs or min(os.cpu_count() or 1, MAX_JOBS)
     state.renderer = make_renderer(options)  # its templates compile while the estimate workers run, once for all
     estimate_pages(state.computed, state.jobs, state.renderer)
-    state.site = SiteData(state.catalog, prices_as_of=options.prices_as_of, computed=state.computed)  # frozen:
-    # workers inherit it
+    # Frozen: the render workers inherit it.
+    state.site = SiteData(state.catalog, prices_as_of=options.prices_as_of, computed=state.computed)
     previous = state.previous
     manifest = Manifest() if previous.every_page else previous.manifest  # then the previous reads say nothing
     state.table = ReadTable(manifest.reads, manifest.subjects)
