@@ -145,7 +145,7 @@ def estimate_pages(results: ModelResults, jobs: int, renderer: Renderer | None =
         results.compute(missing)
         return
     with tasks(jobs, lambda: results.page_answer) as pool:
-        answers = pool.map_unordered([m] for m in missing)
+        answers = pool.run_unordered([m] for m in missing)
         if renderer is not None:
             renderer.load_templates()
         for answer in answers:
@@ -432,7 +432,7 @@ def _render_and_stage(state: BuildState) -> None:
     # A pool costs a fork per worker and a cold view memo in each: only worth it beyond a chunk of pages.
     jobs = state.jobs if len(pages) > CHUNK_PAGES else 1
     with tasks(jobs, lambda: RenderWorker(state.options, state.site, state.renderer)) as workers:
-        chunks = workers.map(_chunks(pages, jobs))
+        chunks = workers.run(_chunks(pages, jobs))
         for rendered in itertools.islice(chunks, 1):
             _take(state, rendered)
         _shared_files(state)  # this process's own work, done while the workers render the other chunks

@@ -5,9 +5,9 @@ from __future__ import annotations
 import fcntl
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from .errors import Interrupted, Problem, UserError
 

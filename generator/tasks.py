@@ -4,8 +4,9 @@ Sphinx's ``SerialTasks`` and ``ParallelTasks``): the same results either way."""
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Protocol
 
 from .buildlock import quiet_worker_signals
 
@@ -19,11 +20,11 @@ class Worker(Protocol):
 class Tasks(Protocol):
     """Runs a worker over items; :meth:`close` stops it (no worker runs after that)."""
 
-    def map(self, items: Iterable[Any]) -> Iterator[Any]:
+    def run(self, items: Iterable[Any]) -> Iterator[Any]:
         """Each item's result, in the items' order."""
         ...
 
-    def map_unordered(self, items: Iterable[Any]) -> Iterator[Any]:
+    def run_unordered(self, items: Iterable[Any]) -> Iterator[Any]:
         """Each item's result, as soon as it is done."""
         ...
 
@@ -36,11 +37,11 @@ class SerialTasks:
     def __init__(self, start: Callable[[], Worker]):
         self._worker: Worker | None = start()
 
-    def map(self, items: Iterable[Any]) -> Iterator[Any]:
+    def run(self, items: Iterable[Any]) -> Iterator[Any]:
         assert self._worker is not None
         return map(self._worker, items)
 
-    map_unordered = map
+    run_unordered = run
 
     def close(self) -> None:
         self._worker = None  # its renderer and site data: free them for the next build in this process
@@ -53,10 +54,10 @@ class ParallelTasks:
     def __init__(self, jobs: int, start: Callable[[], Worker]):
         self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start_worker, initargs=(start,))
 
-    def map(self, items: Iterable[Any]) -> Iterator[Any]:
+    def run(self, items: Iterable[Any]) -> Iterator[Any]:
         return self._pool.imap(_run, items)
 
-    def map_unordered(self, items: Iterable[Any]) -> Iterator[Any]:
+    def run_unordered(self, items: Iterable[Any]) -> Iterator[Any]:
         return self._pool.imap_unordered(_run, items)
 
     def close(self) -> None:

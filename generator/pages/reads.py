@@ -12,12 +12,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Literal, NamedTuple, Union
+from typing import Any, Callable, Iterable, Iterator, Literal, NamedTuple
 
 from ..catalog.schema import CloudProvider, Gpu, Model
 from ..incremental import digest
 from ..sitedata.site import Input, SharedInput
-
 
 
 # The reads, as records. Each starts with its kind, so that records of two kinds never compare equal, and the
@@ -90,12 +89,13 @@ class UnknownRead(NamedTuple):
     data: Any
 
 
-Read = Union[EntryRead, HasRead, IdsRead, OffersRead, AttrRead, ItemRead, KeysRead, CallRead, Input, SharedInput,
-             UnknownRead]
+Read = (EntryRead | HasRead | IdsRead | OffersRead | AttrRead | ItemRead | KeysRead | CallRead | Input | SharedInput
+        | UnknownRead)
 # Each kind of read by its kind and number of fields, to type the manifest's reads again.
 _READ_TYPES: dict[tuple[str, int], Callable[[Iterable[Any]], Read]] = {
     ("entry", 4): EntryRead._make, ("has", 3): HasRead._make, ("ids", 2): IdsRead._make,
-    ("offers", 1): OffersRead._make, ("attr", 2): AttrRead._make, ("item", 3): ItemRead._make, ("keys", 2): KeysRead._make, ("call", 4): CallRead._make,
+    ("offers", 1): OffersRead._make, ("attr", 2): AttrRead._make, ("item", 3): ItemRead._make,
+    ("keys", 2): KeysRead._make, ("call", 4): CallRead._make,
     ("input", 3): Input._make, ("input", 2): SharedInput._make, ("?", 2): UnknownRead._make}
 FOLDERS = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
 # Site-data lookups whose values hold catalogue entries: they are handed out recorded, and compared with each

@@ -161,7 +161,8 @@ def test_sitemaps_follow_the_page_list(tmp_path: Path):
 def test_a_pool_of_workers_builds_the_same_site_and_record_as_one_process(tmp_path: Path):
     """Beyond a chunk of pages the workers render in a pool: the same bytes, and the same reads recorded for the
     next build, as when this process renders every page."""
-    from tests.site.hostile import add_gpu_twins, tree_digest as digest_of
+    from tests.site.hostile import add_gpu_twins
+    from tests.site.hostile import tree_digest as digest_of
     project = make_project(tmp_path)
     add_gpu_twins(project, 8)
     for jobs in ("1", "2"):

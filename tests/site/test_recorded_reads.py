@@ -213,7 +213,7 @@ def test_the_manifest_keeps_each_read_as_its_typed_record(tmp_path: Path) -> Non
 def test_what_a_page_reads_is_recorded_as_typed_records() -> None:
     site = RecordingSiteData(SiteData(load_catalog(FIXTURE_PROJECT / "catalog")))
     with recorded() as log:
-        site.catalog.gpus["mi300x"].name
+        assert site.catalog.gpus["mi300x"].name
         site.pick("llama-3.1-8b", "mi300x")
     assert log == {reads.HasRead("has", "gpus", "mi300x"), reads.EntryRead("entry", "gpus", "mi300x", "name"),
                    Input("input", "model", "llama-3.1-8b"), Input("input", "gpu-spec", "mi300x")}

@@ -21,23 +21,23 @@ class _Counting:
 def test_serial_and_parallel_tasks_give_the_same_results() -> None:
     with tasks(1, _Counting) as serial:
         assert isinstance(serial, SerialTasks)
-        in_order = [answer[0] for answer in serial.map(range(40))]
+        in_order = [answer[0] for answer in serial.run(range(40))]
     with tasks(2, _Counting) as parallel:
         assert isinstance(parallel, ParallelTasks)
-        assert [answer[0] for answer in parallel.map(range(40))] == in_order == [i * i for i in range(40)]
-        assert sorted(answer[0] for answer in parallel.map_unordered(range(40))) == in_order
+        assert [answer[0] for answer in parallel.run(range(40))] == in_order == [i * i for i in range(40)]
+        assert sorted(answer[0] for answer in parallel.run_unordered(range(40))) == in_order
 
 
 def test_serial_tasks_run_here_with_one_worker() -> None:
     with tasks(1, _Counting) as serial:
-        answers = list(serial.map(range(5)))
+        answers = list(serial.run(range(5)))
     assert {(pid, worker) for _, pid, worker, _ in answers} == {(os.getpid(), answers[0][2])}
     assert [taken for *_, taken in answers] == [1, 2, 3, 4, 5]
 
 
 def test_each_pool_process_makes_its_worker_once() -> None:
     with tasks(2, _Counting) as parallel:
-        answers = list(parallel.map(range(60)))
+        answers = list(parallel.run(range(60)))
     by_process: dict[int, list[tuple[int, int]]] = {}
     for _, pid, worker, taken in answers:
         by_process.setdefault(pid, []).append((worker, taken))
