@@ -14,7 +14,7 @@ from .buildlock import quiet_worker_signals
 class Worker(Protocol):
     """A process's worker: made once per process, then called on each item."""
 
-    def __call__(self, item: Any) -> Any: ...
+    def __call__(self, item: Any, /) -> Any: ...
 
 
 class Tasks(Protocol):

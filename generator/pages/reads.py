@@ -374,7 +374,7 @@ def as_read(data: Any) -> Read:
     return make(values) if make is not None else UnknownRead("?", values)
 
 
-def token(site: Any, read: Read) -> str:
+def token(site: Any, read: tuple[Any, ...]) -> str:
     """A digest of what ``read`` reads from ``site`` now ("!" for a read that cannot be made: it never matches)."""
     try:
         kind = read[0]
