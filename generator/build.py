@@ -1,36 +1,37 @@
-"""The pipeline: load → estimate → plan pages → render → write, serial or parallel through one interface."""
+"""The pipeline as its stages: load → estimate → plan → render and stage → shared files → commit, each a
+function over one :class:`BuildState`; pages render serial or parallel through one interface (``tasks.py``)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import errno
-import fcntl
-import multiprocessing
+import itertools
 import os
 import shutil
-import signal
-import sys
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
+from .buildlock import output_lock, sigterm_interrupts
 from .catalog.check import check_catalog
+from .catalog.schema import Catalog
 from .catalog.load import ParsedFiles, load_catalog
 from .cachefile import notice
 from .catalog.freshness import newest_price_date
-from .errors import Interrupted, Problem, UsageError, UserError
+from .errors import Problem, UsageError, UserError
 from .links import is_safe_href
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
-from .incremental import GENERATOR_DIR, Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
+from .incremental import (GENERATOR_DIR, Manifest, PreviousBuild, code_digest, collector_paused, digest, inputs_digest,
+                          store_version)
 from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
 from .pages.write import SiteWriter, resume, stage_file
+from .progress import Progress, StageClock
 from .sitedata import EstimateStore, ModelResults, SiteData
+from .tasks import tasks
 
 CHUNK_PAGES = 64
 MAX_JOBS = 64  # worker processes at most: beyond this a build gains nothing and a mistyped --jobs forks thousands
@@ -95,84 +96,60 @@ def subject(key: PageKey) -> str:
     return f"{key.kind}:{key.model or ''}:{key.gpu or ''}"
 
 
-# Worker state: built once per process (fork start method shares the parent's site data copy-on-write).
-_STATE: dict[str, object] = {}
-
-
 def make_renderer(options: BuildOptions) -> Renderer:
     """The build's renderer: compiled templates cached beside the output folder."""
     return Renderer(options.templates_dir, options.locales_dir, assets.names(options.project),
                     options.out_dir.parent / ".cache" / "jinja")
 
 
-def _quiet_signals() -> None:
-    """In a pool worker: Ctrl-C is the parent's to handle, and SIGTERM (the pool's way to stop a worker) ends the
-    worker at once, without a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+class RenderWorker:
+    """A process's page renderer: renders chunks of pages and stages their files, recording what the pages read."""
 
+    def __init__(self, options: BuildOptions, site: SiteData, renderer: Renderer | None = None):
+        self.options = options
+        self.renderer = renderer or make_renderer(options)
+        self.recorder = Recorder(site)  # pages read the site data through it: what they read is recorded
+        self.made_dirs: set[Path] = set()  # staging folders this process created (a new staging folder per build)
 
-def _init_pool_worker(options: BuildOptions, site: SiteData, renderer: Renderer | None = None) -> None:
-    _quiet_signals()
-    _init_worker(options, site, renderer)
+    def render(self, pages: list[Page]) -> list[tuple[str, bytes]]:
+        """Each page's output path and bytes."""
+        rendered = []
+        for page in pages:
+            with self.recorder.subject(subject(page.key)):
+                rendered.append((page.output_path, context.render_page(self.recorder.site, self.renderer, page,
+                                                                       self.options.base_url)))
+        return rendered
 
-
-def _init_worker(options: BuildOptions, site: SiteData, renderer: Renderer | None = None) -> None:
-    _STATE["renderer"] = renderer or make_renderer(options)
-    _STATE["recorder"] = Recorder(site)  # pages read the site data through it: what they read is recorded
-    _STATE["options"] = options
-    _STATE["made_dirs"] = set()  # staging folders this process created (a new staging folder per build)
-
-
-def _render_chunk(pages: list[Page]) -> list[tuple[str, bytes]]:
-    renderer = _STATE["renderer"]
-    recorder = _STATE["recorder"]
-    options = _STATE["options"]
-    assert isinstance(renderer, Renderer) and isinstance(recorder, Recorder) and isinstance(options, BuildOptions)
-    rendered = []
-    for page in pages:
-        with recorder.subject(subject(page.key)):
-            rendered.append((page.output_path, context.render_page(recorder.site, renderer, page, options.base_url)))
-    return rendered
+    def __call__(self, pages: list[Page]) -> tuple[list[tuple[str, bool]], Reads]:
+        """Render pages and stage each changed file from this process: only paths and what the pages read travel
+        back to the parent."""
+        out_dir = self.options.out_dir
+        staging = SiteWriter.staging_for(out_dir)
+        staged = [(path, stage_file(out_dir, staging, path, data, self.made_dirs)) for path, data in self.render(pages)]
+        return staged, _recorded(self.recorder)
 
 
 def _recorded(recorder: Recorder) -> Reads:
     return ((os.getpid(), id(recorder)), *recorder.flush())
 
 
-def _page_answer(model_ids: list[str]) -> dict[tuple, bytes]:
-    results = _STATE["results"]
-    assert isinstance(results, ModelResults)
-    return results.page_answer(model_ids)
-
-
-def estimate_pages(results: ModelResults, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
+def estimate_pages(results: ModelResults, jobs: int, renderer: Renderer | None = None) -> None:
     """Compute every result the pages need, model by model, in one process or a pool: the stage's hot loop.
-    ``meanwhile`` runs in this process while the pool works (or first, without a pool)."""
+    ``renderer``'s templates compile in this process meanwhile."""
     keys = results.keys
     keys.model_digests, keys.gpu_spec_digests, keys.gpu_specs_digest  # noqa: B018 - once here, not in every worker
     missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
-    if jobs <= 1 or len(missing) <= 1:
-        meanwhile()
+    if jobs <= 1 or len(missing) <= 1:  # computed here directly: nothing to encode for another process
+        if renderer is not None:
+            renderer.load_templates()
         results.compute(missing)
         return
-    _STATE["results"] = results
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_signals) as pool:
-        answers = pool.imap_unordered(_page_answer, [[m] for m in missing])
-        meanwhile()
+    with tasks(jobs, lambda: results.page_answer) as pool:
+        answers = pool.run_unordered([m] for m in missing)
+        if renderer is not None:
+            renderer.load_templates()
         for answer in answers:
             results.absorb(answer)
-    _STATE.clear()
-
-
-def _render_and_stage(pages: list[Page]) -> tuple[list[tuple[str, bool]], Reads]:
-    """Render pages and stage each changed file from this process: only paths and what the pages read travel back
-    to the parent."""
-    options, made_dirs, recorder = _STATE["options"], _STATE["made_dirs"], _STATE["recorder"]
-    assert isinstance(options, BuildOptions) and isinstance(made_dirs, set) and isinstance(recorder, Recorder)
-    staging = SiteWriter.staging_for(options.out_dir)
-    staged = [(path, stage_file(options.out_dir, staging, path, data, made_dirs)) for path, data in _render_chunk(pages)]
-    return staged, _recorded(recorder)
 
 
 def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
@@ -180,54 +157,6 @@ def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
     size = max(1, min(CHUNK_PAGES, -(-len(pages) // (2 * jobs))))
     for start in range(0, len(pages), size):
         yield pages[start:start + size]
-
-
-def render_pages(pages: list[Page], options: BuildOptions, site: SiteData, jobs: int,
-                 renderer: Renderer | None = None) -> Iterator[tuple[list[tuple[str, bool]], Reads]]:
-    """Render and stage pages chunk by chunk, in one process or a pool (same bytes either way); yields each
-    chunk's (path, staged) pairs in plan order with what its pages read. Workers inherit ``renderer`` (its
-    compiled templates) if given."""
-    if jobs <= 1:
-        _init_worker(options, site, renderer)
-        yield from map(_render_and_stage, _chunks(pages))
-        return
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(jobs, initializer=_init_pool_worker, initargs=(options, site, renderer)) as pool:
-        yield from pool.imap(_render_and_stage, _chunks(pages, jobs))
-
-
-class Progress:
-    """Stage and page counts on a terminal; silent otherwise."""
-
-    def __init__(self, total: int, quiet: bool):
-        self.total, self.done, self.start = total, 0, time.monotonic()
-        self.live = not quiet and sys.stderr.isatty()
-
-    def stage(self, name: str) -> None:
-        if self.live:
-            print(f"\r\033[K{name}…", end="", file=sys.stderr, flush=True)
-
-    def advance(self, count: int) -> None:
-        self.done += count
-        if self.live:
-            rate = self.done / max(1e-9, time.monotonic() - self.start)
-            print(f"\r\033[Krendering {self.done}/{self.total} pages ({rate:.0f}/s)", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.live:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
-class _StageClock:
-    """Records the seconds each stage took into ``stages``."""
-
-    def __init__(self, stages: dict[str, float], start: float):
-        self.stages, self.last = stages, start
-
-    def lap(self, name: str) -> None:
-        now = time.monotonic()
-        self.stages[name] = now - self.last
-        self.last = now
 
 
 # Errors of the machine, not of the program: one line, no traceback.
@@ -245,7 +174,8 @@ def build(options: BuildOptions) -> BuildReport:
     # pages), yet each collection rescanned the young survivors: a quarter of an incremental build.
     options = checked_options(options)
     try:
-        with collector_paused(), output_lock(options.out_dir), sigterm_interrupts():
+        with collector_paused(), output_lock(CacheFiles(options.out_dir).named("lock"), options.out_dir), \
+                sigterm_interrupts():
             return _build(options)
     except OSError as error:
         if error.errno not in _WRITE_ERRORS:
@@ -307,37 +237,6 @@ def cache_dir_of(out_dir: Path) -> Path:
     return out_dir.parent / ".cache"
 
 
-@contextmanager
-def output_lock(out_dir: Path) -> Iterator[None]:
-    """Hold the output folder's lock for the block; a second build meanwhile is a one-line error."""
-    path = cache_dir_of(out_dir) / f"{out_dir.name}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError(Problem(str(out_dir), "", "another build is writing this folder: "
-                                    "run again when it has finished")) from None
-        yield
-
-
-@contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM raises :class:`Interrupted` in the main thread, so the build cleans up as after Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise Interrupted(signum)
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _file_token(path: Path) -> str:
     """A digest of a file's bytes ("" when there is none): which manifest a journal's commit installs."""
     try:
@@ -352,47 +251,129 @@ def _strict(options: BuildOptions, report: BuildReport) -> None:
         raise UserError([Problem("build", "strict", w) for w in report.warnings])
 
 
-def _build(options: BuildOptions) -> BuildReport:
-    started = time.monotonic()
-    report = BuildReport()
-    progress = Progress(0, options.quiet)
-    cache_dir = cache_dir_of(options.out_dir)
-    manifest_path = cache_dir / f"{options.out_dir.name}.manifest.json"
-    next_manifest = manifest_path.with_name(f"{options.out_dir.name}.manifest.next.json")  # saved before a commit
+@dataclass(frozen=True)
+class CacheFiles:
+    """Where the build of an output folder keeps its records: beside the folder, in ``.cache``."""
 
-    journal = cache_dir / f"{options.out_dir.name}.journal.json"
+    out_dir: Path
 
-    def manifest_applied() -> None:
+    def named(self, suffix: str) -> Path:
+        return cache_dir_of(self.out_dir) / f"{self.out_dir.name}.{suffix}"
+
+    @property
+    def manifest(self) -> Path:
+        return self.named("manifest.json")
+
+    @property
+    def next_manifest(self) -> Path:
+        """The new manifest, saved before a commit and moved into place by it."""
+        return self.named("manifest.next.json")
+
+    @property
+    def journal(self) -> Path:
+        return self.named("journal.json")
+
+    def manifest_applied(self) -> None:
+        """Move the next manifest into place (a commit's last step, or its completion after a kill)."""
         try:
-            next_manifest.replace(manifest_path)
-        except FileNotFoundError:  # a killed build had moved it already (or someone removed it: see below)
+            self.next_manifest.replace(self.manifest)
+        except FileNotFoundError:  # a killed build had moved it already (or someone removed it: see _begin)
             pass
 
-    resumed = resume(options.out_dir, journal, manifest_applied)
+
+@dataclass
+class BuildState:
+    """One build, handed from stage to stage: each stage sets the fields after its comment."""
+
+    options: BuildOptions
+    files: CacheFiles
+    started: float
+    report: BuildReport
+    clock: StageClock
+    progress: Progress
+    owned: Manifest  # what the previous build wrote: the only files a build removes
+    previous: PreviousBuild  # the previous build as the stale decision sees it (none with --force or --clean)
+    code: str  # digest of the code, templates, locales and page options
+    inputs: str  # digest of the code and the catalogue ("" without a catalogue)
+    # load
+    catalog: Catalog = field(init=False)
+    # estimate
+    jobs: int = field(init=False)
+    computed: ModelResults = field(init=False)
+    renderer: Renderer = field(init=False)
+    site: SiteData = field(init=False)
+    table: ReadTable = field(init=False)
+    # plan
+    pages: list[Page] = field(init=False)
+    site_digest: str = field(init=False)  # of all the sitemaps show
+    kept: list[str] = field(default_factory=list)  # the previous build's files that stand
+    stale: list[Page] = field(default_factory=list)  # the pages to render
+    # render and stage, shared files, commit
+    writer: SiteWriter = field(init=False)
+    open_data: list[str] = field(default_factory=list)
+
+
+def _build(options: BuildOptions) -> BuildReport:
+    """The stages, in order; the old site stays untouched until the commit."""
+    state = _begin(options)
+    if state.previous.site_current(state.inputs):
+        return _unchanged(state)
+    _load(state)
+    _estimate(state)
+    _plan(state)
+    state.writer = SiteWriter(options.out_dir)
+    try:
+        _render_and_stage(state)  # this process writes the shared files (_shared_files) while the workers render
+        _commit(state)
+    except BaseException:
+        state.writer.abort()
+        raise
+    finally:
+        state.progress.close()
+    state.report.seconds = time.monotonic() - state.started
+    return state.report
+
+
+def _begin(options: BuildOptions) -> BuildState:
+    """Complete a commit a killed build left half done, read the previous build's record and digest the inputs."""
+    started = time.monotonic()
+    files = CacheFiles(options.out_dir)
+    resumed = resume(options.out_dir, files.journal, files.manifest_applied)
     shutil.rmtree(SiteWriter.staging_for(options.out_dir), ignore_errors=True)  # a build killed before or after
-    owned = Manifest.load(manifest_path)  # what the previous build wrote: the only files a build removes
-    if resumed is not None and (not resumed.whole or _file_token(manifest_path) != resumed.token):
-        notice(f"{journal}: the interrupted build's record was incomplete: every page is rendered again")
+    owned = Manifest.load(files.manifest)
+    if resumed is not None and (not resumed.whole or _file_token(files.manifest) != resumed.token):
+        notice(f"{files.journal}: the interrupted build's record was incomplete: every page is rendered again")
         owned.inputs = owned.code = ""
         if owned.pages:
-            owned.save(manifest_path)
-    _check_owned(options.out_dir, owned, manifest_path, options.clean)
+            owned.save(files.manifest)
+    _check_owned(options.out_dir, owned, files.manifest, options.clean)
     code = digest(code_digest(options.project), options.page_options())
     inputs = digest(inputs_digest(options.project, code), options.prices_as_of) if options.catalog_dir.is_dir() else ""
-    manifest = Manifest() if options.force or options.clean else owned
-    if inputs and manifest.inputs == inputs and manifest.site_intact(options.out_dir):
-        report.pages = sum(1 for name in manifest.pages.values() if name and name != OPEN_DATA)
-        report.unchanged = len(manifest.pages)
-        report.warnings = list(manifest.warnings)
-        _strict(options, report)
-        report.seconds = time.monotonic() - started
-        return report
-    clock = _StageClock(report.stages, started)
-    progress.stage("loading catalogue")
-    parsed = ParsedFiles(cache_dir / f"{options.out_dir.name}.catalog.pickle")
-    catalog = check_catalog(load_catalog(options.catalog_dir, parsed), options.catalog_dir)
+    report = BuildReport()
+    previous = PreviousBuild(Manifest() if options.force or options.clean else owned, options.out_dir, code)
+    return BuildState(options, files, started, report, StageClock(report.stages, started),
+                      Progress(0, options.quiet), owned, previous, code, inputs)
+
+
+def _unchanged(state: BuildState) -> BuildReport:
+    """The report of a build that found the whole site current."""
+    report, manifest = state.report, state.previous.manifest
+    report.pages = sum(1 for name in manifest.pages.values() if name and name != OPEN_DATA)
+    report.unchanged = len(manifest.pages)
+    report.warnings = list(manifest.warnings)
+    _strict(state.options, report)
+    report.seconds = time.monotonic() - state.started
+    return report
+
+
+def _load(state: BuildState) -> None:
+    """Load and check the catalogue; compile the translations (their gaps are warnings)."""
+    options, report = state.options, state.report
+    state.progress.stage("loading catalogue")
+    parsed = ParsedFiles(state.files.named("catalog.pickle"))
+    state.catalog = check_catalog(load_catalog(options.catalog_dir, parsed), options.catalog_dir)
     parsed.save()
-    newest_price = newest_price_date(catalog)
+    newest_price = newest_price_date(state.catalog)
     if options.prices_as_of is not None and newest_price is not None and options.prices_as_of < newest_price:
         raise UsageError(Problem("--prices-as-of", "", f"{options.prices_as_of} is before the catalogue's newest "
                                  f"cloud price ({newest_price}): price ages would be negative"))
@@ -403,93 +384,107 @@ def _build(options: BuildOptions) -> BuildReport:
                             f"message's: {m!r}" for m in status.bad_placeholders]
         report.warnings += [f"locales/{status.language}: unreadable .po line skipped: {p}" for p in status.syntax]
     _strict(options, report)
-    clock.lap("load")
-    progress.stage("estimating")
-    computed = ModelResults(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
-                                                   store_version(ModelResults.__module__)))
-    jobs = options.jobs or min(os.cpu_count() or 1, MAX_JOBS)
-    renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
-    estimate_pages(computed, jobs, meanwhile=renderer.load_templates)
-    site = SiteData(catalog, prices_as_of=options.prices_as_of, computed=computed)  # frozen: workers inherit it
-    every_page = not manifest.pages or manifest.code != code  # then the previous reads say nothing
-    table = ReadTable([] if every_page else manifest.reads, {} if every_page else manifest.subjects)
-    if not every_page:
-        table.check(site)
-    clock.lap("estimate")
-    pages = plan_pages(catalog)
-    report.pages = len(pages)
-    writer = SiteWriter(options.out_dir)
-    previous_files: dict[str, list[str]] = {}  # each subject's files in the previous build
-    for path, name in manifest.pages.items():
-        previous_files.setdefault(name, []).append(path)
+    state.clock.lap("load")
 
-    def current(name: str, paths: list[str]) -> bool:
-        """Whether a subject's files of the previous build stand: the same files, nothing they read changed."""
-        return (not every_page and table.current(name) and sorted(previous_files.get(name, ())) == sorted(paths)
-                and writer.keep_all(tuple(paths)))
 
-    site_digest = digest(code, options.base_url, [page.output_path for page in pages])  # all the sitemaps show
+def _estimate(state: BuildState) -> None:
+    """Compute (or take from the store) every estimate the pages show; check which recorded reads changed."""
+    options = state.options
+    state.progress.stage("estimating")
+    state.computed = ModelResults(state.catalog, EstimateStore(state.files.named("estimates.pickle"),
+                                                               store_version(ModelResults.__module__)))
+    state.jobs = options.jobs or min(os.cpu_count() or 1, MAX_JOBS)
+    state.renderer = make_renderer(options)  # its templates compile while the estimate workers run, once for all
+    estimate_pages(state.computed, state.jobs, state.renderer)
+    # Frozen: the render workers inherit it.
+    state.site = SiteData(state.catalog, prices_as_of=options.prices_as_of, computed=state.computed)
+    previous = state.previous
+    manifest = Manifest() if previous.every_page else previous.manifest  # then the previous reads say nothing
+    state.table = ReadTable(manifest.reads, manifest.subjects)
+    state.table.check(state.site)
+    previous.reads = state.table
+    state.clock.lap("estimate")
 
-    def write_site_files() -> None:
-        kept = manifest.site == site_digest and writer.keep_all(seo.site_paths())
-        for path, data in [*([] if kept else seo.site_files(catalog, pages, options.base_url)), *assets.files(options.project)]:
-            writer.write(path, data)
 
-    open_data: list[str] = []
+def _plan(state: BuildState) -> None:
+    """Plan every page; the stale ones are those whose subject's files of the previous build do not stand."""
+    state.pages = plan_pages(state.catalog)
+    state.report.pages = len(state.pages)
+    state.site_digest = digest(state.code, state.options.base_url, [page.output_path for page in state.pages])
+    by_subject: dict[str, list[Page]] = {}
+    for page in state.pages:
+        by_subject.setdefault(subject(page.key), []).append(page)
+    for name, pages in by_subject.items():
+        paths = [page.output_path for page in pages]
+        if state.previous.current(name, paths):
+            state.kept += paths
+        else:
+            state.stale += pages
 
-    def write_open_data() -> None:
-        if current(OPEN_DATA, previous_files.get(OPEN_DATA, [])):
-            open_data.extend(previous_files[OPEN_DATA])
-            return
-        recorder = Recorder(site)
-        with recorder.subject(OPEN_DATA):
-            files = opendata.files(recorder.site, options.base_url)
-        table.absorb(*_recorded(recorder), site=site)
-        for path, data in files:
-            writer.write(path, data)
-            open_data.append(path)
 
-    # This process's own work, done while the workers render.
-    meanwhile = [computed.save_store, write_site_files, write_open_data]
-    chunks: Iterator[tuple[list[tuple[str, bool]], Reads]] | None = None
-    try:
-        by_subject: dict[str, list[Page]] = {}
-        for page in pages:
-            by_subject.setdefault(subject(page.key), []).append(page)
-        stale = [page for name, files in by_subject.items() if not current(name, [p.output_path for p in files])
-                 for page in files]
-        progress.total = len(stale)
-        for page in stale:
-            writer.claim(page.output_path)
-        # A pool costs a fork per worker and a cold view memo in each: only worth it beyond a chunk of pages.
-        chunks = render_pages(stale, options, site, jobs if len(stale) > CHUNK_PAGES else 1, renderer)
-        for chunk, recorded in chunks:
-            for path, staged in chunk:
-                writer.record(path, staged)
-            table.absorb(*recorded, site=site)
-            progress.advance(len(chunk))
-            while meanwhile:
-                meanwhile.pop(0)()
-        while meanwhile:
-            meanwhile.pop(0)()
-        clock.lap("render")
-        files = {p.output_path: subject(p.key) for p in pages}
-        files.update((path, OPEN_DATA) for path in open_data)
-        reads, subjects = table.saved(set(files.values()))
-        new_manifest = Manifest(inputs, files, site_digest, report.warnings, code, reads, subjects)
-        new_manifest.pages.update({path: "" for path in writer.report.paths if path not in new_manifest.pages})
-        new_manifest.save(next_manifest)
-        written = writer.commit(set(owned.pages), journal, manifest_applied, clean=options.clean,
-                                token=_file_token(next_manifest))
-    except BaseException:
-        if chunks is not None:
-            chunks.close()  # stops the render workers first: none may write into the staging folder after this
-        writer.abort()
-        raise
-    finally:
-        progress.close()
-        _STATE.clear()  # the serial path's renderer and site data: free them for the next build in this process
-    clock.lap("write")
+def _render_and_stage(state: BuildState) -> None:
+    """Render the stale pages and stage their files, in this process or a pool; the shared files meanwhile."""
+    writer, pages = state.writer, state.stale
+    writer.keep(state.kept)
+    for page in pages:
+        writer.claim(page.output_path)
+    state.progress.total = len(pages)
+    # A pool costs a fork per worker and a cold view memo in each: only worth it beyond a chunk of pages.
+    jobs = state.jobs if len(pages) > CHUNK_PAGES else 1
+    with tasks(jobs, lambda: RenderWorker(state.options, state.site, state.renderer)) as workers:
+        chunks = workers.run(_chunks(pages, jobs))
+        for rendered in itertools.islice(chunks, 1):
+            _take(state, rendered)
+        _shared_files(state)  # this process's own work, done while the workers render the other chunks
+        for rendered in chunks:
+            _take(state, rendered)
+    state.clock.lap("render")
+
+
+def _take(state: BuildState, rendered: tuple[list[tuple[str, bool]], Reads]) -> None:
+    """Record a rendered chunk: its staged files with the writer, what its pages read in the read table."""
+    chunk, recorded = rendered
+    for path, staged in chunk:
+        state.writer.record(path, staged)
+    state.table.absorb(*recorded, site=state.site)
+    state.progress.advance(len(chunk))
+
+
+def _shared_files(state: BuildState) -> None:
+    """The estimate store, the site-wide files (sitemaps, robots, assets) and the open data."""
+    options, writer = state.options, state.writer
+    state.computed.save_store()
+    site_paths = seo.site_paths()
+    sitemaps_current = state.previous.listing_current(state.site_digest, site_paths)
+    if sitemaps_current:
+        writer.keep(site_paths)
+    for path, data in [*([] if sitemaps_current else seo.site_files(state.catalog, state.pages, options.base_url)),
+                       *assets.files(options.project)]:
+        writer.write(path, data)
+    previous = state.previous.files.get(OPEN_DATA, [])
+    if state.previous.current(OPEN_DATA, previous):
+        writer.keep(previous)
+        state.open_data = previous
+        return
+    recorder = Recorder(state.site)
+    with recorder.subject(OPEN_DATA):
+        files = opendata.files(recorder.site, options.base_url)
+    state.table.absorb(*_recorded(recorder), site=state.site)
+    for path, data in files:
+        writer.write(path, data)
+        state.open_data.append(path)
+
+
+def _commit(state: BuildState) -> None:
+    """Save the next manifest, then apply the staged site to the output folder (see :meth:`SiteWriter.commit`)."""
+    files = {page.output_path: subject(page.key) for page in state.pages}
+    files.update((path, OPEN_DATA) for path in state.open_data)
+    reads, subjects = state.table.saved(set(files.values()))
+    report = state.report
+    new_manifest = Manifest(state.inputs, files, state.site_digest, report.warnings, state.code, reads, subjects)
+    new_manifest.pages.update({path: "" for path in state.writer.report.paths if path not in new_manifest.pages})
+    new_manifest.save(state.files.next_manifest)
+    written = state.writer.commit(set(state.owned.pages), state.files.journal, state.files.manifest_applied,
+                                  clean=state.options.clean, token=_file_token(state.files.next_manifest))
+    state.clock.lap("write")
     report.written, report.unchanged, report.removed = written.written, written.unchanged, written.removed
-    report.seconds = time.monotonic() - started
-    return report

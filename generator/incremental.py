@@ -1,17 +1,41 @@
-"""Incremental builds: content digests of the inputs and code, and a manifest of what each page was built from."""
+"""Incremental builds: content digests of the inputs and code, a manifest of what each page was built from, and the
+one decision they serve, whether an output of the previous build is current (:class:`PreviousBuild`).
+
+The contract, in the order a build meets it:
+
+- **Whole site.** When the digest of the code and every catalogue file (``inputs_digest``) equals the manifest's
+  and every file it lists is there, nothing is loaded or rendered (:meth:`PreviousBuild.site_current`).
+- **Code.** A change to the generator's code or data, the templates, the locales, a rendering library's version or
+  an option that changes page bytes (``code_digest``) makes every page stale: the recorded reads say nothing then.
+- **Recorder.** Otherwise a page is stale when something it read changed. Pages read the site data through a
+  recording stand-in (``pages/reads.py``, as Sphinx's ``note_dependency``, recorded, not declared): each read is a
+  typed record (an entry's field, a lookup's key, a stored value's estimator inputs), kept in the manifest with a
+  token of its value; the next build tokens each read again (``ReadTable``) and compares.
+- **Memo replay.** A value computed once and shared between pages (a view memo, ``RecordedMemo``) keeps the reads
+  that computed it and replays them into every page that uses it, so a page's reads do not depend on which page
+  filled the memo.
+- **Fragment cache.** A partial rendered once and reused (``pages/render.py`` ``FragmentCache``) does the same: a hit
+  replays what rendering it read.
+- **Files.** A page subject's files stand when the code is the same, none of its reads changed, it has the same
+  files as before and all of them are there (:meth:`PreviousBuild.current`); the site-wide files (sitemaps) stand
+  when what they list is the same (:meth:`PreviousBuild.listing_current`).
+
+Whatever a manifest holds is untrusted: a read this code cannot make has a token that never matches.
+"""
 
 from __future__ import annotations
 
 import gc
 import hashlib
 import json
+import os
 import re
 from contextlib import contextmanager
 from importlib import metadata
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 from . import __version__
 from .cachefile import CorruptCache, discard
@@ -205,3 +229,47 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+class ReadChanges(Protocol):
+    """Which page subjects' recorded reads are unchanged (``pages/reads.py`` ``ReadTable``)."""
+
+    def unchanged(self, subject: str) -> bool: ...
+
+
+class _NoReads:
+    """Before the reads are checked: no subject is known unchanged."""
+
+    def unchanged(self, subject: str) -> bool:
+        return False
+
+
+class PreviousBuild:
+    """The previous build as the stale decision sees it: its manifest (empty for a forced build), each subject's
+    files in it, and which of its reads changed (``reads``, set once the site data can be read)."""
+
+    def __init__(self, manifest: Manifest, out_dir: Path, code: str):
+        self.manifest, self.out_dir = manifest, out_dir
+        self.every_page = not manifest.pages or manifest.code != code  # then its reads say nothing
+        self.reads: ReadChanges = _NoReads()
+        self.files: dict[str, list[str]] = {}
+        for path, name in manifest.pages.items():
+            self.files.setdefault(name, []).append(path)
+
+    def site_current(self, inputs: str) -> bool:
+        """Whether no input changed at all and every file of the previous build is there."""
+        return bool(inputs) and self.manifest.inputs == inputs and self.manifest.site_intact(self.out_dir)
+
+    def current(self, subject: str, paths: Sequence[str]) -> bool:
+        """Whether a page subject's files of the previous build stand: the same code, nothing they read changed,
+        the same files, all there."""
+        return (not self.every_page and self.reads.unchanged(subject)
+                and sorted(self.files.get(subject, ())) == sorted(paths) and self._present(paths))
+
+    def listing_current(self, listing: str, paths: Sequence[str]) -> bool:
+        """Whether site-wide files whose content follows from ``listing`` (a digest of what they list) stand."""
+        return self.manifest.site == listing and self._present(paths)
+
+    def _present(self, paths: Iterable[str]) -> bool:
+        prefix = f"{self.out_dir}{os.sep}"
+        return all(os.path.isfile(f"{prefix}{path}") for path in paths)  # a stat: a fifth of walking the site

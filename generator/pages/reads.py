@@ -4,7 +4,7 @@ A page renders against ``RecordingSiteData``: a stand-in whose catalogue hands o
 read from them, and whose lookups note what they were asked (a stored value notes the estimator inputs its store
 key digests; any other value is compared by value). Memos shared between pages keep the reads that filled them and
 replay them on a hit. The manifest keeps each page subject's reads with a token of each read's value; the next
-build re-reads only what changed (``ReadTable``).
+build re-reads only what changed (``ReadTable``). The contract these serve: ``incremental.py``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,91 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Literal, NamedTuple
 
 from ..catalog.schema import CloudProvider, Gpu, Model
 from ..incremental import digest
+from ..sitedata.site import Input, SharedInput
 
-Read = tuple  # ("entry", folder, id, field) | ("has", folder, id) | ("ids", folder) | ("offers",) |
-# ("input", kind, id...) | ("attr", name) | ("item", name, key) | ("keys", name) | ("call", name, args, kwargs)
+
+# The reads, as records. Each starts with its kind, so that records of two kinds never compare equal, and the
+# manifest keeps each as the JSON list of its fields.
+class EntryRead(NamedTuple):
+    """A field of a catalogue entry."""
+
+    kind: Literal["entry"]
+    folder: str
+    id: str
+    field: str
+
+
+class HasRead(NamedTuple):
+    """Whether a catalogue folder holds an entry of this id."""
+
+    kind: Literal["has"]
+    folder: str
+    id: Any
+
+
+class IdsRead(NamedTuple):
+    """The ids of a catalogue folder's entries."""
+
+    kind: Literal["ids"]
+    folder: str
+
+
+class OffersRead(NamedTuple):
+    """Every cloud offer."""
+
+    kind: Literal["offers"]
+
+
+class AttrRead(NamedTuple):
+    """A plain site-data value."""
+
+    kind: Literal["attr"]
+    name: str
+
+
+class ItemRead(NamedTuple):
+    """One key of a site-data table that is compared by value."""
+
+    kind: Literal["item"]
+    name: str
+    key: Any
+
+
+class KeysRead(NamedTuple):
+    """The keys of a site-data table."""
+
+    kind: Literal["keys"]
+    name: str
+
+
+class CallRead(NamedTuple):
+    """A site-data lookup's value for these arguments (``kwargs`` as sorted pairs)."""
+
+    kind: Literal["call"]
+    name: str
+    args: tuple
+    kwargs: tuple
+
+
+class UnknownRead(NamedTuple):
+    """A read this code cannot make (a manifest may name anything): its token never matches."""
+
+    kind: Literal["?"]
+    data: Any
+
+
+Read = (EntryRead | HasRead | IdsRead | OffersRead | AttrRead | ItemRead | KeysRead | CallRead | Input | SharedInput
+        | UnknownRead)
+# Each kind of read by its kind and number of fields, to type the manifest's reads again.
+_READ_TYPES: dict[tuple[str, int], Callable[[Iterable[Any]], Read]] = {
+    ("entry", 4): EntryRead._make, ("has", 3): HasRead._make, ("ids", 2): IdsRead._make,
+    ("offers", 1): OffersRead._make, ("attr", 2): AttrRead._make, ("item", 3): ItemRead._make,
+    ("keys", 2): KeysRead._make, ("call", 4): CallRead._make,
+    ("input", 3): Input._make, ("input", 2): SharedInput._make, ("?", 2): UnknownRead._make}
 FOLDERS = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
 # Site-data lookups whose values hold catalogue entries: they are handed out recorded, and compared with each
 # entry named by its id (its fields are reads of their own). Any other value is compared whole.
@@ -113,16 +191,20 @@ class RecordedEntry:
     """A catalogue entry that notes each field read from it (one stand-in per entry and process). Its ``id`` is
     no read: it is how the entry was found, and that lookup is noted (a third of all reads, so a plain slot)."""
 
-    __slots__ = ("_entry", "_folder", "id")
+    __slots__ = ("_entry", "_folder", "_reads", "id")
 
     def __init__(self, entry: Any, folder: str):
         object.__setattr__(self, "_entry", entry)
         object.__setattr__(self, "_folder", folder)
+        object.__setattr__(self, "_reads", {})  # by field: its read, made once (a record costs a tuple's time thrice)
         object.__setattr__(self, "id", entry.id)
 
     def __getattr__(self, name: str) -> Any:
         if _LOGS:
-            _LOGS[-1].add(("entry", self._folder, self.id, name))
+            read = self._reads.get(name)
+            if read is None:
+                read = self._reads[name] = EntryRead("entry", self._folder, self.id, name)
+            _LOGS[-1].add(read)
         return getattr(self._entry, name)
 
 
@@ -132,27 +214,35 @@ class RecordedEntries(Mapping):
     def __init__(self, entries: dict[str, Any], folder: str):
         self._entries, self._folder = entries, folder
         self._recorded = {k: RecordedEntry(v, folder) for k, v in entries.items()}
+        self._has: dict[Any, HasRead] = {}  # by id: its read, made once
+        self._ids = IdsRead("ids", folder)
+
+    def _note(self, key: Any) -> None:
+        if _LOGS:
+            read = self._has.get(key)
+            if read is None:
+                make_room(self._has)
+                read = self._has[key] = HasRead("has", self._folder, key)
+            _LOGS[-1].add(read)
 
     def __getitem__(self, key: str) -> RecordedEntry:
-        if _LOGS:
-            _LOGS[-1].add(("has", self._folder, key))
+        self._note(key)
         return self._recorded[key]
 
     def get(self, key: str, default: Any = None) -> Any:
-        if _LOGS:
-            _LOGS[-1].add(("has", self._folder, key))
+        self._note(key)
         return self._recorded.get(key, default)
 
     def __contains__(self, key: object) -> bool:
-        note(("has", self._folder, key))
+        self._note(key)
         return key in self._recorded
 
     def __iter__(self) -> Iterator[str]:
-        note(("ids", self._folder))
+        note(self._ids)
         return iter(self._recorded)
 
     def __len__(self) -> int:
-        note(("ids", self._folder))
+        note(self._ids)
         return len(self._recorded)
 
 
@@ -170,7 +260,7 @@ class RecordingCatalog:
         return getattr(self, FOLDERS[type(entry)])._recorded[entry.id]
 
     def offers(self) -> list:
-        note(("offers",))
+        note(OffersRead("offers"))
         return [(self.clouds._recorded[p.id], o) for p, o in self._catalog.offers()]
 
 
@@ -187,7 +277,8 @@ class RecordedLookups(Mapping):
             found = self._reads.get(key)
             if found is None:
                 make_room(self._reads)
-                found = self._reads[key] = (("item", self._name, key),) if self._follows is None else self._follows(key)
+                found = self._reads[key] = (ItemRead("item", self._name, key),) if self._follows is None \
+                    else self._follows(key)
             _LOGS[-1].update(found)
 
     def __getitem__(self, key: Any) -> Any:
@@ -203,11 +294,11 @@ class RecordedLookups(Mapping):
         return key in self._table
 
     def __iter__(self) -> Iterator[Any]:
-        note(("keys", self._name))
+        note(KeysRead("keys", self._name))
         return iter(self._table)
 
     def __len__(self) -> int:
-        note(("keys", self._name))
+        note(KeysRead("keys", self._name))
         return len(self._table)
 
 
@@ -240,12 +331,12 @@ class RecordingSiteData:
                     if reads is None:
                         make_room(noted)
                         reads = noted[key] = follows(*args) if follows is not None and args else (
-                            ("call", name, args, key[1] if kwargs else ()),)
+                            CallRead("call", name, args, key[1] if kwargs else ()),)
                     _LOGS[-1].update(reads)
                 found = value(*args, **kwargs)
                 return found if hand_out is None else hand_out(found)
         else:
-            note(("attr", name))
+            note(AttrRead("attr", name))
             return value
         self.__dict__[name] = wrapped  # tables and lookups note each use: make them once
         return wrapped
@@ -274,7 +365,16 @@ def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
-def token(site: Any, read: Read) -> str:
+def as_read(data: Any) -> Read:
+    """A read as the manifest keeps it (the JSON list of its fields), as its record again; anything else is an
+    :class:`UnknownRead`."""
+    values = _tuples(data)
+    make = _READ_TYPES.get((values[0], len(values))) if type(values) is tuple and values \
+        and isinstance(values[0], str) else None
+    return make(values) if make is not None else UnknownRead("?", values)
+
+
+def token(site: Any, read: tuple[Any, ...]) -> str:
     """A digest of what ``read`` reads from ``site`` now ("!" for a read that cannot be made: it never matches)."""
     try:
         kind = read[0]
@@ -319,7 +419,7 @@ class ReadTable:
     subject's reads as a string of numbers (" 3 17 42 "), compared without parsing."""
 
     def __init__(self, reads: list[list], subjects: dict[str, str]):
-        self.items: list[Read] = [_tuples(item) for item, _ in reads]
+        self.items: list[Read] = [as_read(item) for item, _ in reads]
         self.previous: list[str] = [str(tok) for _, tok in reads]
         self.subjects = dict(subjects)
         self.ids = {item: i for i, item in enumerate(self.items)}
@@ -333,8 +433,9 @@ class ReadTable:
         self.tokens = [token(site, item) for item in self.items]
         self._changed = [f" {i} " for i, (old, new) in enumerate(zip(self.previous, self.tokens)) if old != new]
 
-    def current(self, subject: str) -> bool:
-        """Whether ``subject`` was recorded and nothing it read has changed."""
+    def unchanged(self, subject: str) -> bool:
+        """Whether ``subject``'s reads were recorded and none of them changed (one part of the stale decision,
+        ``incremental.PreviousBuild.current``)."""
         reads = self.subjects.get(subject)
         return reads is not None and not any(changed in reads for changed in self._changed)
 

@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..cachefile import discard
 
@@ -58,7 +58,6 @@ class SiteWriter:
             shutil.rmtree(self.staging)
         self.staging.mkdir(parents=True)
         self._dirs: set[Path] = {self.staging}
-        self._out_prefix = f"{out_dir}{os.sep}"
 
     @staticmethod
     def staging_for(out_dir: Path) -> Path:
@@ -86,23 +85,11 @@ class SiteWriter:
         else:
             self.report.unchanged += 1
 
-    def keep(self, rel_path: str) -> bool:
-        """Keep the previous build's file without rendering it; False when there is none."""
-        self.claim(rel_path)
-        if os.path.isfile(f"{self._out_prefix}{rel_path}"):  # a stat: a fifth of walking the whole site
-            self.report.unchanged += 1
-            return True
-        self.report.paths.discard(rel_path)
-        return False
-
-    def keep_all(self, rel_paths: tuple[str, ...]) -> bool:
-        """Keep all these files of the previous build, or none of them (False) when one is missing."""
-        if not all(os.path.isfile(f"{self._out_prefix}{rel_path}") for rel_path in rel_paths):
-            return False
+    def keep(self, rel_paths: Iterable[str]) -> None:
+        """Keep these files of the previous build without rendering them (the build decided they are current)."""
         for rel_path in rel_paths:
             self.claim(rel_path)
-        self.report.unchanged += len(rel_paths)
-        return True
+            self.report.unchanged += 1
 
     def commit(self, owned: set[str], journal: Path, applied: Callable[[], None] = lambda: None,
                clean: bool = False, token: str = "") -> WriteReport:

@@ -4,7 +4,7 @@ lookup computes, and a value the stage did not compute is a KeyError, never a la
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable
+from typing import Any, Callable, Literal, NamedTuple
 
 from ..catalog.freshness import newest_price_date
 from ..catalog.schema import Catalog
@@ -20,8 +20,20 @@ from .compute import (FINETUNE_METHODS, ContextSweep, ModelResults, MultiGpu, Se
 from .policy import PairResult, Pick, ServingChoice
 from .store import EstimateStore
 
-Input = tuple  # a read of an estimator input a stored value follows from: ("input", "model", id), ("input",
-# "gpu-spec", id), ("input", "gpu", id), ("input", "gpu-specs") or ("input", "reference")
+
+class Input(NamedTuple):
+    """A read of one entry's estimator input that a stored value follows from (its digest)."""
+
+    kind: Literal["input"]
+    input: Literal["model", "gpu-spec", "gpu"]
+    id: str
+
+
+class SharedInput(NamedTuple):
+    """A read of an input stored values follow from whole: all GPUs' specs, or the reference GPU."""
+
+    kind: Literal["input"]
+    input: Literal["gpu-specs", "reference"]
 
 
 class SiteData:
@@ -218,13 +230,13 @@ class SiteData:
 
     # --- what a read of a stored value depends on ----------------------------------------------------------
 
-    def inputs(self, name: str) -> Callable[..., tuple[Input, ...]] | None:
+    def inputs(self, name: str) -> Callable[..., tuple[Input | SharedInput, ...]] | None:
         """For a stored lookup (a method, or a table by key), the estimator inputs its value follows from as a
         function of its arguments (its store key is made of their digests); None for any other lookup: a read of
         it is then compared by value."""
         return _STORED_INPUTS.get(name)
 
-    def input_token(self, item: Input) -> str:
+    def input_token(self, item: Input | SharedInput) -> str:
         """The current digest of one input (``"-"`` when the entry is gone)."""
         _, kind, *rest = item
         if kind == "model":
@@ -263,30 +275,30 @@ def _fits_on(computed: ModelResults, model_id: str) -> Callable[[str, str], bool
 def _pair(model_id: Any, gpu_id: Any = None, *_: Any) -> tuple[Input, ...]:
     if type(model_id) is tuple:  # a ``pairs`` key
         model_id, gpu_id = model_id
-    return (("input", "model", model_id), ("input", "gpu-spec", gpu_id))
+    return (Input("input", "model", model_id), Input("input", "gpu-spec", gpu_id))
 
 
 def _model(model_id: Any, *_: Any) -> tuple[Input, ...]:
-    return (("input", "model", model_id),)
+    return (Input("input", "model", model_id),)
 
 
-def _model_and(other: Input) -> Callable[..., tuple[Input, ...]]:
-    return lambda model_id, *_: (("input", "model", model_id), other)
+def _model_and(other: SharedInput) -> Callable[..., tuple[Input | SharedInput, ...]]:
+    return lambda model_id, *_: (Input("input", "model", model_id), other)
 
 
 # Stored lookups (methods, and tables by key) and the inputs their store key digests.
-_STORED_INPUTS: dict[str, Callable[..., tuple[Input, ...]]] = {
+_STORED_INPUTS: dict[str, Callable[..., tuple[Input | SharedInput, ...]]] = {
     "pairs": _pair, "pick": _pair, "quant_estimate": _pair, "context_sweep": _pair, "vllm_setup": _pair,
     "vllm_checkpoints": _pair, "tensor_parallel_count": _pair, "multi_gpu": _pair,
     # which GPUs serve follows from their segment too
-    "serving": lambda model_id, gpu_id, *_: (("input", "model", model_id), ("input", "gpu", gpu_id)),
-    "serving_context": lambda model_id, gpu_id, *_: (("input", "model", model_id), ("input", "gpu", gpu_id)),
+    "serving": lambda model_id, gpu_id, *_: (Input("input", "model", model_id), Input("input", "gpu", gpu_id)),
+    "serving_context": lambda model_id, gpu_id, *_: (Input("input", "model", model_id), Input("input", "gpu", gpu_id)),
     "models": _model, "model_digests": _model, "finetune": _model, "kv_per_1k": _model,
-    "devices": lambda gpu_id, *_: (("input", "gpu-spec", gpu_id),),
-    "gpu_spec_digests": lambda gpu_id, *_: (("input", "gpu-spec", gpu_id),),
-    "gpu_digests": lambda gpu_id, *_: (("input", "gpu", gpu_id),),
-    "model_requirements": _model_and(("input", "reference")),
-    "page_context_requirements": _model_and(("input", "reference")),
-    "fitting_gpus": _model_and(("input", "gpu-specs")),
-    "fitting_count": _model_and(("input", "gpu-specs")),
+    "devices": lambda gpu_id, *_: (Input("input", "gpu-spec", gpu_id),),
+    "gpu_spec_digests": lambda gpu_id, *_: (Input("input", "gpu-spec", gpu_id),),
+    "gpu_digests": lambda gpu_id, *_: (Input("input", "gpu", gpu_id),),
+    "model_requirements": _model_and(SharedInput("input", "reference")),
+    "page_context_requirements": _model_and(SharedInput("input", "reference")),
+    "fitting_gpus": _model_and(SharedInput("input", "gpu-specs")),
+    "fitting_count": _model_and(SharedInput("input", "gpu-specs")),
 }

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
+from generator.build import CHUNK_PAGES
 from tests.conftest import build_project, make_project
 
 
@@ -154,3 +156,27 @@ def test_sitemaps_follow_the_page_list(tmp_path: Path):
     assert "/gpus/rx-7900-twin/" in sitemap.read_text()
     assert build_project(project, site, "--force").returncode == 0
     assert "/gpus/rx-7900-twin/" in sitemap.read_text()
+
+
+def test_a_pool_of_workers_builds_the_same_site_and_record_as_one_process(tmp_path: Path):
+    """Beyond a chunk of pages the workers render in a pool: the same bytes, and the same reads recorded for the
+    next build, as when this process renders every page."""
+    from tests.site.hostile import add_gpu_twins
+    from tests.site.hostile import tree_digest as digest_of
+    project = make_project(tmp_path)
+    add_gpu_twins(project, 8)
+    for jobs in ("1", "2"):
+        done = build_project(project, tmp_path / f"site-{jobs}", "--jobs", jobs)
+        assert done.returncode == 0, done.stderr
+        assert int(done.stdout.split()[0]) > CHUNK_PAGES, done.stdout
+    assert digest_of(tmp_path / "site-1") == digest_of(tmp_path / "site-2")
+    serial, parallel = (_subject_reads(tmp_path / ".cache" / f"site-{jobs}.manifest.json") for jobs in ("1", "2"))
+    assert serial == parallel and serial
+
+
+def _subject_reads(manifest_path: Path) -> dict[str, frozenset[str]]:
+    """Each page subject's recorded reads with their tokens, as reads (numbering follows which process saw a read
+    first)."""
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    items = [json.dumps(pair) for pair in manifest["reads"]]
+    return {s: frozenset(items[int(n)] for n in numbers.split()) for s, numbers in manifest["subjects"].items()}

@@ -7,7 +7,7 @@ import jinja2.compiler
 import pytest
 from markupsafe import Markup
 
-from generator.build import BuildOptions, _init_worker, _render_chunk, estimate_pages
+from generator.build import BuildOptions, RenderWorker, estimate_pages
 from generator.catalog.load import load_catalog
 from generator.pages import codegen
 from generator.pages.codegen import escape_output
@@ -22,8 +22,7 @@ def _render_all(tmp_path, options_dir: str) -> dict[str, bytes]:
     project = make_project(tmp_path / options_dir)
     options = BuildOptions(project=project, out_dir=project / "site")
     results = Results(load_catalog(options.catalog_dir))
-    _init_worker(options, results)
-    return dict(_render_chunk(plan_pages(results.catalog)))
+    return dict(RenderWorker(options, results).render(plan_pages(results.catalog)))
 
 
 def test_pages_match_stock_jinja_byte_for_byte(tmp_path, monkeypatch) -> None:
@@ -145,10 +144,9 @@ def test_real_pages_of_every_kind_match_stock_jinja(tmp_path, monkeypatch) -> No
     compile_locales(tmp_path / "locales")
     pages = _sample(results)
     assert len(pages) >= 40
-    _init_worker(options, results)
-    ours = dict(_render_chunk(pages))
+    ours = dict(RenderWorker(options, results).render(pages))
     monkeypatch.setattr(PageEnvironment, "code_generator_class", jinja2.compiler.CodeGenerator)
-    _init_worker(BuildOptions(project=tmp_path, out_dir=tmp_path / "stock" / "site"), results)
-    stock = dict(_render_chunk(pages))
+    stock_options = BuildOptions(project=tmp_path, out_dir=tmp_path / "stock" / "site")
+    stock = dict(RenderWorker(stock_options, results).render(pages))
     for path in stock:
         assert ours[path] == stock[path], f"{path}: our code generator changed the page"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import BuildOptions, _init_worker, _render_chunk
+from generator.build import BuildOptions, RenderWorker
 from generator.catalog.load import load_catalog
 from generator.pages.plan import plan_pages
 from generator.sitedata import Results
@@ -25,24 +25,22 @@ def setup(tmp_path_factory) -> tuple[BuildOptions, Results, list]:
 
 def test_warm_caches_render_the_same_bytes_as_cold_ones(setup) -> None:
     options, results, pages = setup
-    _init_worker(options, results)
-    warm = dict(_render_chunk(pages))
+    warm = dict(RenderWorker(options, results).render(pages))
     for page in pages:
-        _init_worker(options, results)  # a new renderer: empty fragment cache and view memo
-        [(path, cold)] = _render_chunk([page])
+        [(path, cold)] = RenderWorker(options, results).render([page])  # a new renderer: empty fragment cache and
+        # view memo
         assert warm[path] == cold, f"{path}: a cached fragment or shared view part leaked from another page"
 
 
 def test_pair_pages_reuse_model_and_gpu_fragments(setup) -> None:
     """The cache is used: the second pair page of a model renders its model-wide fragments from the cache."""
     options, results, pages = setup
-    _init_worker(options, results)
+    worker = RenderWorker(options, results)
     pairs = [p for p in pages if p.key.kind == "pair" and p.language == "en"]
-    from generator.build import _STATE
-    cached = _STATE["renderer"].environments["en"].globals["cached"]
-    _render_chunk(pairs[:1])
+    cached = worker.renderer.environments["en"].globals["cached"]
+    worker.render(pairs[:1])
     assert cached.size() > 0
     before = cached.size()
     same_model = next(p for p in pairs[1:] if p.key.model == pairs[0].key.model)
-    _render_chunk([same_model])
+    worker.render([same_model])
     assert cached.hits() > 0 and cached.size() > before  # model fragments hit, the new GPU's fragments are added

@@ -14,6 +14,7 @@ from generator.catalog.load import load_catalog
 from generator.pages import reads
 from generator.pages.reads import ENTRY_VALUES, RecordedMemo, RecordingSiteData, recorded, token
 from generator.sitedata import SiteData
+from generator.sitedata.site import Input, SharedInput
 from tests.conftest import FIXTURE_PROJECT, make_project
 
 
@@ -188,3 +189,32 @@ def test_only_pages_of_unrented_gpus_read_the_cloud_pick() -> None:
     pick = ("item", "cheapest_cloud", "llama-3.1-8b")
     assert pick not in seen["mi300x"][0] and seen["mi300x"][1].same_gpu
     assert pick in seen["rx-7900-xtx"][0] and not seen["rx-7900-xtx"][1].same_gpu
+
+
+def test_the_manifest_keeps_each_read_as_its_typed_record(tmp_path: Path) -> None:
+    """A build's reads come back from its manifest as the records they were (kind, type and fields); a read of an
+    unknown shape becomes an unknown read whose token never matches."""
+    project = make_project(tmp_path)
+    build(BuildOptions(project=project, out_dir=project / "site", jobs=1, quiet=True))
+    manifest = json.loads((project / ".cache" / "site.manifest.json").read_text(encoding="utf-8"))
+    typed = [reads.as_read(item) for item, _ in manifest["reads"]]
+    kinds = {type(read) for read in typed}
+    assert {reads.EntryRead, reads.HasRead, reads.CallRead, Input, SharedInput} <= kinds
+    assert reads.UnknownRead not in kinds
+    assert [json.loads(json.dumps(read)) for read in typed] == [item for item, _ in manifest["reads"]]
+    site = SiteData(load_catalog(project / "catalog"))
+    assert [token(site, read) for read in typed] == [tok for _, tok in manifest["reads"]]
+    for shape in (["entry", "models", "llama-3.1-8b"], ["no such kind", 1], [], "entry", 7):
+        unknown = reads.as_read(shape)
+        assert type(unknown) is reads.UnknownRead and token(site, unknown) == "!"
+        assert reads.as_read(json.loads(json.dumps(unknown))) == unknown  # kept as it is, build after build
+
+
+def test_what_a_page_reads_is_recorded_as_typed_records() -> None:
+    site = RecordingSiteData(SiteData(load_catalog(FIXTURE_PROJECT / "catalog")))
+    with recorded() as log:
+        assert site.catalog.gpus["mi300x"].name
+        site.pick("llama-3.1-8b", "mi300x")
+    assert log == {reads.HasRead("has", "gpus", "mi300x"), reads.EntryRead("entry", "gpus", "mi300x", "name"),
+                   Input("input", "model", "llama-3.1-8b"), Input("input", "gpu-spec", "mi300x")}
+    assert {type(read) for read in log} == {reads.HasRead, reads.EntryRead, Input}
