@@ -12,20 +12,20 @@ import signal
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator
 
-from .catalog.check import check_catalog
-from .catalog.load import ParsedFiles, load_catalog
 from .cachefile import notice
+from .catalog.check import check_catalog
 from .catalog.freshness import newest_price_date
+from .catalog.load import ParsedFiles, load_catalog
 from .errors import Interrupted, Problem, UsageError, UserError
+from .incremental import GENERATOR_DIR, Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
 from .links import is_safe_href
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
-from .incremental import GENERATOR_DIR, Manifest, code_digest, collector_paused, digest, inputs_digest, store_version
 from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
@@ -183,7 +183,7 @@ def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
 
 
 def render_pages(pages: list[Page], options: BuildOptions, site: SiteData, jobs: int,
-                 renderer: Renderer | None = None) -> Iterator[tuple[list[tuple[str, bool]], Reads]]:
+                 renderer: Renderer | None = None) -> Generator[tuple[list[tuple[str, bool]], Reads]]:
     """Render and stage pages chunk by chunk, in one process or a pool (same bytes either way); yields each
     chunk's (path, staged) pairs in plan order with what its pages read. Workers inherit ``renderer`` (its
     compiled templates) if given."""
@@ -363,10 +363,8 @@ def _build(options: BuildOptions) -> BuildReport:
     journal = cache_dir / f"{options.out_dir.name}.journal.json"
 
     def manifest_applied() -> None:
-        try:
+        with suppress(FileNotFoundError):  # a killed build had moved it already (or someone removed it: see below)
             next_manifest.replace(manifest_path)
-        except FileNotFoundError:  # a killed build had moved it already (or someone removed it: see below)
-            pass
 
     resumed = resume(options.out_dir, journal, manifest_applied)
     shutil.rmtree(SiteWriter.staging_for(options.out_dir), ignore_errors=True)  # a build killed before or after
@@ -451,7 +449,7 @@ def _build(options: BuildOptions) -> BuildReport:
 
     # This process's own work, done while the workers render.
     meanwhile = [computed.save_store, write_site_files, write_open_data]
-    chunks: Iterator[tuple[list[tuple[str, bool]], Reads]] | None = None
+    chunks: Generator[tuple[list[tuple[str, bool]], Reads]] | None = None
     try:
         by_subject: dict[str, list[Page]] = {}
         for page in pages:

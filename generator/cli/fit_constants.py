@@ -9,9 +9,17 @@ from pathlib import Path
 
 from ..catalog.load import load_catalog
 from ..estimate import calibration, fit_constants
-from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_model_out,
-                                      leave_one_source_out,
-                                      render, statistics_rows, ttft_points)
+from ..estimate.fit_constants import (
+    CONSTANTS_PATH,
+    borrow_rows,
+    fit,
+    leave_one_gpu_out,
+    leave_one_model_out,
+    leave_one_source_out,
+    render,
+    statistics_rows,
+    ttft_points,
+)
 
 
 def _format(stats: list[tuple]) -> str:

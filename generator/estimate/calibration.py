@@ -16,10 +16,11 @@ import dataclasses
 import math
 import re
 import statistics
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from . import speed
 from .backend import BackendConstants
@@ -484,7 +485,8 @@ def speed_points(cases: Iterable[Case],
     """Prediction next to measurement for each case, by the constants of its (family, era) (default: the fitted
     sets; a group without its own set uses its family's newest, as the pages do)."""
     if constants is None:
-        from .constants import ERA_CONSTANTS as constants
+        from .constants import ERA_CONSTANTS
+        constants = ERA_CONSTANTS
     return [Point(c.row.kind, c.row.model, c.row.quant, c.row.gpu, c.row.context, c.row.value,
                   predict(c, constants.get(c.group) or speed.constants_for(c.device.backend)),
                   c.row.unit, c.row.source) for c in cases]

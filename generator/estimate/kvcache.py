@@ -247,4 +247,4 @@ def kv_cache_bytes(layout: KvLayout, context: int, sequences: int = 1) -> int:
 def kvcache_bytes_per_1k(model: object) -> int:
     """KV bytes per 1,024 tokens at f16 in llama.cpp for the full-context layers (``model`` has ``architecture``)."""
     arch = getattr(model, "architecture", model)
-    return kv_layout(arch, "llama.cpp", "f16").full_bytes_per_token * 1024  # type: ignore[arg-type]
+    return kv_layout(arch, "llama.cpp", "f16").full_bytes_per_token * 1024

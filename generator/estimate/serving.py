@@ -139,7 +139,7 @@ def _comm_s(work: Workload, device: ServingDevice, c: ServingConstants, tokens: 
     n = device.tensor_parallel
     if n <= 1:
         return 0.0
-    per_token = ACTIVATION_BYTES * work.hidden_size
+    per_token: float = ACTIVATION_BYTES * work.hidden_size
     if device.attention_data_parallel and work.n_experts:
         per_token *= min(work.experts_per_token, work.n_experts) / n  # each GPU sends its tokens to k experts' GPUs
     message = per_token * tokens * 2 * (n - 1) / n

@@ -3,16 +3,17 @@ objects the HTML pages show (nothing recomputed), with units in the key names.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from .. import urls
 from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
+from ..urls import DATAPACKAGE, PAIRS_CSV
 from . import labels
 from .i18n import LANGUAGES
-from .. import urls
-from ..urls import DATAPACKAGE, PAIRS_CSV
 from .plan import PageKey
 from .viewmodels.common import OfferRow
 from .viewmodels.gpu import GpuView
@@ -278,7 +279,8 @@ def index_document(key: PageKey, v: IndexView) -> dict[str, Any]:
     }
 
 
-DOCUMENTS = {"pair": pair_document, "model": model_document, "gpu": gpu_document, "index": index_document}
+DOCUMENTS: dict[str, Callable[[PageKey, Any], dict[str, Any]]] = {
+    "pair": pair_document, "model": model_document, "gpu": gpu_document, "index": index_document}
 KINDS = tuple(DOCUMENTS)
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..sitedata import Results
+from . import api, seo, social, views
 from .i18n import DEFAULT_LANGUAGE
 from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
-from . import api, seo, social, views
 from .viewmodels.nav import OG_LOCALE, nav, other_languages
-from ..sitedata import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 LAST_VIEW = ("last view",)  # a language's one-slot memo: the view of its last page, by subject (read by the

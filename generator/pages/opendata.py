@@ -7,14 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import posixpath
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from .. import urls
 from ..sitedata import PAGE_CONTEXT_TOKENS, Results
 from . import api, api_schema, finder
-from .viewmodels.common import offer_rows, rental_cost
 from .i18n import formatter
-from .viewmodels.common import PROMPT_TOKENS, OfferRow
-from .. import urls
+from .viewmodels.common import PROMPT_TOKENS, OfferRow, offer_rows, rental_cost
 
 _EN = formatter("en")  # the data files are in English
 Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
@@ -61,7 +61,8 @@ COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
      lambda r: r.e.max_sequences or None),
     ("decode_tokens_per_s", "number", "Decode speed, one sequence, tokens per second (empty: does not run)",
      _speed("decode_tokens_per_s")),
-    ("prefill_tokens_per_s", "number", f"Prefill speed, {_EN.tokens(PROMPT_TOKENS)}-token prompt, tokens per second", _speed("prefill_tokens_per_s")),
+    ("prefill_tokens_per_s", "number", f"Prefill speed, {_EN.tokens(PROMPT_TOKENS)}-token prompt, tokens per second",
+     _speed("prefill_tokens_per_s")),
     ("ttft_s", "number", f"Time to first token of a {_EN.tokens(PROMPT_TOKENS)}-token prompt, seconds", _speed("ttft_s")),
     ("batched_tokens_per_s", "number", "Decode throughput with max_sequences sequences, tokens per second",
      _speed("batched_tokens_per_s")),
@@ -129,7 +130,8 @@ with its measured error.
 
 Every number comes from one estimator call per page; catalogue facts (parameter counts, configs, GGUF sizes, GPU \
 memory and bandwidth, prices) carry their source and the date they were read. Estimates are for llama.cpp, one \
-sequence, an {_EN.tokens(PAGE_CONTEXT_TOKENS)}-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
+sequence, an {_EN.tokens(PAGE_CONTEXT_TOKENS)}-token context and an f16 KV cache unless a page says otherwise. \
+Verdicts: "fits" (with margin), \
 "tight" (fits with little margin), "offload" (runs with part of the model in system RAM), "no_fit". Memory is \
 weights + KV cache + runtime buffers, tensor by tensor from each model's config.json. Decode time per token is the \
 bytes read over an efficiency times the GPU's bandwidth plus a fixed cost, with constants fitted per backend; the \

@@ -10,16 +10,20 @@ build re-reads only what changed (``ReadTable``).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, cast
 
 from ..catalog.schema import CloudProvider, Gpu, Model
 from ..incremental import digest
 
+if TYPE_CHECKING:
+    from ..sitedata import SiteData
+
 Read = tuple  # ("entry", folder, id, field) | ("has", folder, id) | ("ids", folder) | ("offers",) |
 # ("input", kind, id...) | ("attr", name) | ("item", name, key) | ("keys", name) | ("call", name, args, kwargs)
-FOLDERS = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
+FOLDERS: dict[type, str] = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
 # Site-data lookups whose values hold catalogue entries: they are handed out recorded, and compared with each
 # entry named by its id (its fields are reads of their own). Any other value is compared whole.
 ENTRY_VALUES = frozenset({"offers_by_gpu", "cheapest_setups"})
@@ -196,7 +200,7 @@ class RecordedLookups(Mapping):
         return value if self._hand_out is None else self._hand_out(value)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 - this is the get that self.get would call
 
     def __contains__(self, key: object) -> bool:
         self._note(key)
@@ -368,7 +372,7 @@ class Recorder:
     """A process's recording of the pages it renders: reads by subject, numbered locally, sent in batches."""
 
     def __init__(self, site: Any):
-        self.site = RecordingSiteData(site)
+        self.site = cast("SiteData", RecordingSiteData(site))  # the pages read it as site data
         self._ids: dict[Read, int] = {}
         self._new: list[Read] = []
         self._subjects: dict[str, set[int]] = {}
@@ -380,9 +384,9 @@ class Recorder:
         with recorded() as log:
             yield
         ids = self._subjects.setdefault(name, set())
-        ids.update(map(self._ids.get, log))
-        if None in ids:  # reads this process has not numbered yet
-            ids.discard(None)
+        ids.update(map(self._ids.get, log, repeat(-1)))
+        if -1 in ids:  # reads this process has not numbered yet
+            ids.discard(-1)
             for item in log:
                 if item not in self._ids:
                     ids.add(self._ids.setdefault(item, len(self._ids)))

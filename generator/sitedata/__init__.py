@@ -1,8 +1,16 @@
 """The site-data stage: per-model results (``compute``), the store, recommendation policy, navigation and
 methodology data, assembled into one frozen ``SiteData`` before any page renders."""
 
-from .compute import (FINETUNE_METHODS, FINETUNE_SEQ_LEN, PAGE_CONTEXT_TOKENS, ContextSweep, ModelResults, VllmSetup,
-                      matrix_quants, preference)
+from .compute import (
+    FINETUNE_METHODS,
+    FINETUNE_SEQ_LEN,
+    PAGE_CONTEXT_TOKENS,
+    ContextSweep,
+    ModelResults,
+    VllmSetup,
+    matrix_quants,
+    preference,
+)
 from .policy import OLDER_LAUNCH_YEAR, RANK, PairResult, Pick, ServingChoice, recommend
 from .site import SiteData
 from .store import EstimateStore

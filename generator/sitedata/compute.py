@@ -3,19 +3,19 @@ taken from the store or computed and put there."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any, Callable, Iterator, NamedTuple, TypeVar
+from functools import cache, partial
+from typing import Any, NamedTuple, TypeVar
 
 from ..adapters import device_spec, model_spec
 from ..catalog.schema import Catalog, Gpu
-from ..estimate import api, finetune, serving_setup, vllm_support
+from ..estimate import api, fidelity, finetune, serving_setup, vllm_support
 from ..estimate.api import Estimate, ModelSpec, Request
 from ..estimate.device import DeviceSpec
 from ..estimate.quant import QUANT_INFO, quant_info
 from .policy import SETUP_QUANTS, PairResult, holds, meets_floor, published_quants, recommend
 from .store import EstimateStore, StoreKeys
-from ..estimate import fidelity
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -26,7 +26,7 @@ PAGE_CONTEXT_TOKENS = 8192
 CONTEXT_STEPS = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 # The quant a model's own Hugging Face repository holds, by its native format (what vLLM loads from it).
 NATIVE_CHECKPOINT = {"bf16": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
-FINETUNE_METHODS = ("qlora", "lora", "full")
+FINETUNE_METHODS: tuple[finetune.Method, ...] = ("qlora", "lora", "full")
 FINETUNE_SEQ_LEN = 2048
 REQUIREMENT_QUANTS = ("BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 SERVING_SEGMENTS = ("datacenter", "workstation")
@@ -216,7 +216,7 @@ class ModelResults:
             quant: api.estimate(self.models[model_id], self.reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
                                 limits=False).total_bytes for quant in SUMMARY_QUANTS})
 
-    def finetune(self, model_id: str, method: str) -> finetune.FinetuneEstimate:
+    def finetune(self, model_id: str, method: finetune.Method) -> finetune.FinetuneEstimate:
         """Fine-tuning memory of one model and method at the pages' sequence length."""
         return self.from_store(self.keys.finetune(model_id, method), lambda: finetune.finetune_memory(
             self.models[model_id], method, seq_len=FINETUNE_SEQ_LEN))
@@ -341,28 +341,28 @@ class ModelResults:
         """Each stored result the pages of a model need, as (store key, getter)."""
         keys = self.keys
         for gpu_id in sorted(self.devices):
-            yield keys.pair(model_id, gpu_id, "quants"), lambda gpu_id=gpu_id: self.quant_estimates(model_id, gpu_id)
-            yield keys.pair(model_id, gpu_id, "pick"), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
-            yield keys.pair(model_id, gpu_id, "sweep"), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
-            yield keys.pair(model_id, gpu_id, "multi-gpu"), lambda gpu_id=gpu_id: self.multi_gpu(model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "quants"), partial(self.quant_estimates, model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "pick"), partial(self.pick, model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "sweep"), partial(self.context_sweep, model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "multi-gpu"), partial(self.multi_gpu, model_id, gpu_id)
             if self.devices[gpu_id].backend in vllm_support.VLLM_BACKENDS:
-                yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), lambda gpu_id=gpu_id: self.vllm_checkpoints(model_id, gpu_id)
-                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._stored_vllm_setup(model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), partial(self.vllm_checkpoints, model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm"), partial(self._stored_vllm_setup, model_id, gpu_id)
         yield keys.reference(model_id, "requirements"), lambda: self.model_requirements(model_id)
         yield keys.reference(model_id, "summary"), lambda: self.page_context_requirements(model_id)
         for method in FINETUNE_METHODS:
-            yield keys.finetune(model_id, method), lambda method=method: self.finetune(model_id, method)
+            yield keys.finetune(model_id, method), partial(self.finetune, model_id, method)
         for quant in matrix_quants(self.models[model_id]):
-            yield keys.across_gpus(model_id, f"fitting {quant}"), lambda quant=quant: self.fitting_gpus(model_id, quant)
+            yield keys.across_gpus(model_id, f"fitting {quant}"), partial(self.fitting_gpus, model_id, quant)
         yield keys.across_gpus(model_id, "fit-counts"), lambda: self.fit_counts(model_id)
         for gpu_id in self.serving_gpus:
-            yield keys.pair(model_id, gpu_id, "serving"), lambda gpu_id=gpu_id: self.serving(model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "serving"), partial(self.serving, model_id, gpu_id)
             yield (keys.pair(model_id, gpu_id, "serving-context"),
-                   lambda gpu_id=gpu_id: self.serving_context(model_id, gpu_id))
+                   partial(self.serving_context, model_id, gpu_id))
         for quant in SETUP_QUANTS:
             for gpu_id in self.rented_gpus:
                 yield (keys.tensor_parallel(model_id, gpu_id, quant),
-                       lambda gpu_id=gpu_id, quant=quant: self.tensor_parallel_count(model_id, gpu_id, quant))
+                       partial(self.tensor_parallel_count, model_id, gpu_id, quant))
 
     def compute(self, model_ids: list[str]) -> None:
         """Put the results of these models into the store, computed or found there, one model at a time (a model's

@@ -4,21 +4,33 @@ lookup computes, and a value the stage did not compute is a KeyError, never a la
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from ..catalog.freshness import newest_price_date
 from ..catalog.schema import Catalog
-from ..estimate import bands, finetune as finetune_, serving_setup, vllm_support
+from ..estimate import bands, vllm_support
+from ..estimate import finetune as finetune_
 from ..estimate.api import Estimate, ModelSpec
 from ..estimate.device import DeviceSpec
 from ..estimate.kvcache import kv_cache_bytes, kv_layout
 from ..estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
 from ..incremental import digest
 from . import methodology, navigation, policy
-from .compute import (FINETUNE_METHODS, ContextSweep, ModelResults, MultiGpu, ServingOptions, VllmSetup, gpu_counts,
-                      matrix_quants)
-from .policy import PairResult, Pick, ServingChoice
-from .store import EstimateStore
+from .compute import (
+    FINETUNE_METHODS,
+    ContextSweep,
+    ModelResults,
+    MultiGpu,
+    ServingOptions,
+    VllmSetup,
+    gpu_counts,
+    matrix_quants,
+)
+from .navigation import Pairs
+from .policy import CloudPick, Offers, PairResult, Pick, ServingChoice
+from .store import EstimateStore, StoreKeys
 
 Input = tuple  # a read of an estimator input a stored value follows from: ("input", "model", id), ("input",
 # "gpu-spec", id), ("input", "gpu", id), ("input", "gpu-specs") or ("input", "reference")
@@ -29,6 +41,44 @@ class SiteData:
 
     vllm_utilisation: float = VLLM_GPU_MEMORY_UTILIZATION  # vLLM's default --gpu-memory-utilization
     calibration_date = methodology.CALIBRATION_DATE
+
+    # Set once in __init__ (through __dict__: the instance is frozen).
+    catalog: Catalog
+    price_reference_date: dt.date
+    model_digests: dict[str, str]
+    gpu_digests: dict[str, str]
+    gpu_spec_digests: dict[str, str]
+    gpu_specs_digest: str
+    models: dict[str, ModelSpec]
+    devices: dict[str, DeviceSpec]
+    pairs: Pairs
+    offers_by_gpu: Offers
+    gpus_by_memory: list[str]
+    models_by_size: list[str]
+    similar_gpus: dict[str, list[str]]
+    similar_models: dict[str, list[str]]
+    compared_with: dict[str, list[str]]
+    cheapest_cloud: dict[str, CloudPick | None]
+    cross_validated: list[dict]
+    constants_table: list[dict]
+    engines: list[dict]
+    _computed: ModelResults
+    _store: EstimateStore
+    _keys: StoreKeys
+    _serving_gpus: set[str]
+    _reference: DeviceSpec
+    _reference_id: str
+    _fitting_by_gpu: dict[str, list[str]]
+    _popular: list[tuple[str, str]]
+    _recommendations: dict[str, list[Pick]]
+    _compared: dict[str, list[str]]
+    _best_gpu: dict[tuple[str, str], str | None]
+    _finetune_gpu: dict[tuple[str, str], tuple[str, str] | None]
+    _setups: dict[str, list[dict]]
+    _serving: dict[str, list[ServingChoice]]
+    _kv_per_1k: dict[str, int]
+    _held_out: dict[str, tuple[tuple[float, float], ...]]
+    _error_bands: dict[tuple[str, str], bands.ErrorBand]
 
     def __init__(self, catalog: Catalog, store: EstimateStore | None = None, prices_as_of: dt.date | None = None,
                  *, computed: ModelResults | None = None):
@@ -68,7 +118,7 @@ class SiteData:
                                                             lambda g: gpu_counts(gpus[g]))
                            for m in computed.models for method in FINETUNE_METHODS},
             _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(computed, m),
-                                               lambda g, q, m=m: computed.tensor_parallel_count(m, g, q))
+                                               partial(computed.tensor_parallel_count, m))
                      for m in computed.models},
             cheapest_cloud={m: policy.cheapest_cloud(catalog, {g: pairs[(m, g)] for g in gpus}, offers)
                             for m in computed.models},

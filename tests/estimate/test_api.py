@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -278,7 +279,7 @@ def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seq
 def test_catalogued_fp32_rate_reaches_quantised_prefill():
     import yaml
 
-    gpu = Gpu.model_validate(yaml.safe_load(open("catalog/gpus/h100-sxm.yaml", encoding="utf-8")))
+    gpu = Gpu.model_validate(yaml.safe_load(Path("catalog/gpus/h100-sxm.yaml").read_text(encoding="utf-8")))
     h100 = device_spec(gpu)
     assert h100.fp32_flops == pytest.approx(66.91e12)  # TechPowerUp's non-tensor FP32 figure, passed by the adapter
     c = api.speed.constants_for("cuda")
@@ -295,7 +296,9 @@ def test_catalogued_fp32_rate_reaches_quantised_prefill():
 def test_pascal_runs_quantised_prefill_on_dp4a_and_f16_gemms_stop_at_the_board_power():
     import yaml
 
-    load = lambda name: Gpu.model_validate(yaml.safe_load(open(f"catalog/gpus/{name}.yaml", encoding="utf-8")))  # noqa: E731
+    def load(name: str) -> Gpu:
+        return Gpu.model_validate(yaml.safe_load(Path(f"catalog/gpus/{name}.yaml").read_text(encoding="utf-8")))
+
     p40, h100 = device_spec(load("tesla-p40")), device_spec(load("h100-sxm"))
     # The P40 (Pascal, launched 2016-09-13, before the first tensor-core part) takes dp4a MMQ on its FP32 rate.
     assert p40.mmq == "dp4a" and p40.fp32_flops == pytest.approx(11.76e12) and p40.fp16_flops is None

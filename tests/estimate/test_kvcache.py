@@ -7,8 +7,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.estimate.kvcache import kv_cache_bytes, kv_layout, kvcache_bytes_per_1k
-from tests.estimate.fixtures import (ALL, DEEPSEEK_V3, DEEPSEEK_V4_FLASH, GPT_OSS_20B, KIMI_LINEAR, LLAMA4_SCOUT,
-                                     LLAMA_8B, MIMO_V2_FLASH, QWEN35_35B, QWEN3_30B, arch)
+from tests.estimate.fixtures import (
+    ALL,
+    DEEPSEEK_V3,
+    DEEPSEEK_V4_FLASH,
+    GPT_OSS_20B,
+    KIMI_LINEAR,
+    LLAMA4_SCOUT,
+    LLAMA_8B,
+    MIMO_V2_FLASH,
+    QWEN3_30B,
+    QWEN35_35B,
+    arch,
+)
 
 
 def test_gqa_llama_8b():

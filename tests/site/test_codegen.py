@@ -48,8 +48,8 @@ def test_output_escaping(value, html) -> None:
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_plain_filters_write_nothing_html_escapes(language) -> None:
     """The filters whose output the generator writes unescaped give only digits, signs and units."""
-    from generator.pages.render import _filters
     from generator.pages.i18n import formatter
+    from generator.pages.render import _filters
     filters = _filters(formatter(language))
     values = [0, 0.004, 1, 7.5, 999.5, 1024, 8192, 131072, 2**20, 123456.789, 8.03e9, 1e15, -3.25, -12345.6]
     for name in PageEnvironment.plain_filters:
@@ -63,6 +63,7 @@ def test_inline_messages_escape_their_values(generator_class, monkeypatch, tmp_p
     """``{{ _("…", x=…) }}`` written as a constant still escapes each value, exactly as the call does."""
     import shutil
     from pathlib import Path
+
     from generator.pages.i18n import compile_locales, translations
     from generator.pages.render import make_environment
     if generator_class:

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.build import BuildOptions, _init_worker, _render_chunk

@@ -122,6 +122,7 @@ def test_licences_show_their_names_not_identifiers(fixture_site: Path):
 
 def test_every_catalogued_licence_has_a_name():
     import yaml
+
     from generator.catalog.licences import LICENCES
     catalog = Path(__file__).resolve().parents[2] / "catalog" / "models"
     used = {yaml.safe_load(p.read_text(encoding="utf-8")).get("license") for p in catalog.glob("*.yaml")} - {None}

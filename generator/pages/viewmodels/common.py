@@ -4,8 +4,9 @@ their rental cost and the rent-or-buy calculator's inputs."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlparse
 
 from markupsafe import Markup
@@ -149,8 +150,10 @@ def cheapest_offer(results: Results, gpu_id: str) -> OfferRow | None:
 
 def cheapest_per_tier(rows: tuple[OfferRow, ...]) -> tuple[OfferRow, ...]:
     """The cheapest offer of each tier, cheapest first: what a pair page lists (its GPU page lists them all)."""
-    seen: set[str] = set()
-    return tuple(row for row in rows if not (row.tier in seen or seen.add(row.tier)))
+    first: dict[str, OfferRow] = {}
+    for row in rows:
+        first.setdefault(row.tier, row)
+    return tuple(first.values())
 
 
 def offer_label(offer: OfferRow) -> str:
@@ -172,7 +175,7 @@ def rental_cost(offers: tuple[OfferRow, ...], e: Estimate) -> RentalCost | None:
         return None
     per_gpu = offers[0].usd_per_gpu_hour
     return RentalCost(per_gpu, offer_label(offers[0]), cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
-                      cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu))
+                      cost.usd_per_million_tokens(max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s), per_gpu))
 
 
 def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:

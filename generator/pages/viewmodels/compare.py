@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from ... import urls
@@ -38,12 +39,12 @@ def compare_view(results: Results, key: PageKey, lang: Lang) -> CompareView:
     _ = lang.gettext
     model = results.catalog.models[key.model]
     roles: dict[str, list[str]] = {}
-    for pick in results.recommendations(model.id):
-        roles.setdefault(pick.gpu, []).append(pick.role)
+    for recommended in results.recommendations(model.id):
+        roles.setdefault(recommended.gpu, []).append(recommended.role)
     columns = []
     for gpu_id in results.compare_gpus(model.id):
         pick = results.pairs[(model.id, gpu_id)]
-        offers = lang.shared(("offer_rows", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
+        offers = lang.shared(("offer_rows", gpu_id), partial(offer_rows, results, gpu_id))
         command = next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate,
                                                  lang) if c.engine == "llama.cpp"), None)
         columns.append(Column(results.catalog.gpus[gpu_id], urls.pair(lang.code, model.id, gpu_id),

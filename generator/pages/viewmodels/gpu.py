@@ -9,13 +9,24 @@ from typing import NamedTuple
 from ... import urls
 from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
+from ...estimate import fidelity
 from ...estimate.api import Estimate
 from ...estimate.device import DeviceSpec
-from ...estimate import fidelity
 from ...sitedata import PAGE_CONTEXT_TOKENS, Results
 from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
-from .common import Crumb, Head, Lang, OfferRow, RentBuyView, home, latest_read, offer_rows, rentbuy_view, same_gpu_basis
+from .common import (
+    Crumb,
+    Head,
+    Lang,
+    OfferRow,
+    RentBuyView,
+    home,
+    latest_read,
+    offer_rows,
+    rentbuy_view,
+    same_gpu_basis,
+)
 from .parts import AboutGpuPart, SourcesPart, about_gpu_part, gpu_sources_part
 
 

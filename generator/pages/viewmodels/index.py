@@ -35,7 +35,8 @@ class GpuLink(NamedTuple):
     search: str
 
 
-class Group(NamedTuple):
+@dataclass(frozen=True)
+class Group:
     """A collapsible group of the lists: a model maker, or a GPU vendor and segment."""
 
     label: str
@@ -116,7 +117,8 @@ def _script_labels(lang: Lang) -> str:
                          "VRAM and system RAM together."),
         "none": _("No model runs here at or above the quality floor."),
         "noSpeed": _("Speed depends on the GPU: pick yours above for speed and context figures."),
-        "modelPage": _("All GPUs for %(model)s"), "modelCount": _("Where to run %(model)s, as its model page recommends:"), "noPick": _("No single catalogued GPU holds this model."),
+        "modelPage": _("All GPUs for %(model)s"), "modelCount": _("Where to run %(model)s, as its model page recommends:"),
+        "noPick": _("No single catalogued GPU holds this model."),
         "belowFloor": _("below the quality floor"), "listPrice": _("list price"),
         "verdict": {k: _(labels.VERDICT[k]) for k in ("fits", "tight", "offload")},
         "quality": {k: _(labels.QUALITY[k]) for k in ("native", "near_lossless", "good")},
@@ -165,8 +167,8 @@ def index_view(results: Results, key: PageKey, lang: Lang) -> IndexView:
     for link in sorted(model_links, key=lambda ml: (ml.model.org.lower(), ml.model.family, ml.model.total_params)):
         by_maker.setdefault(link.model.org, []).append(link)
     by_segment: dict[str, list[GpuLink]] = {}
-    for link in gpu_links:
-        by_segment.setdefault(_segment(link.gpu, lang), []).append(link)
+    for gpu_link in gpu_links:
+        by_segment.setdefault(_segment(gpu_link.gpu, lang), []).append(gpu_link)
     popular = []
     for m, g in results.popular_pairs():
         pick = results.pairs[(m, g)]

@@ -3,6 +3,7 @@ note its remark calls for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -88,9 +89,10 @@ def _serving(results: Results, key: PageKey, plan: Any, model: Any, gpu: Any) ->
     context, held_vllm, held_sglang = results.serving_context(key.model, key.gpu)
     arch = engines.architecture(model.config)
     found: list[commands.Command | None] = []
-    for engine, held, make in (
-            ("vllm", held_vllm, lambda: commands.vllm_serving(model, gpu, plan, context, results.vllm_utilisation)),
-            ("sglang", held_sglang, lambda: commands.sglang_serving(model, gpu, plan, context))):
+    serving: tuple[tuple[engines.Engine, int, Callable[[], commands.Command | None]], ...] = (
+        ("vllm", held_vllm, lambda: commands.vllm_serving(model, gpu, plan, context, results.vllm_utilisation)),
+        ("sglang", held_sglang, lambda: commands.sglang_serving(model, gpu, plan, context)))
+    for engine, held, make in serving:
         command = make()
         if command is None:
             continue

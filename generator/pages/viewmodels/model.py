@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -16,8 +17,14 @@ from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, ServingC
 from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home, latest_read
-from .parts import (AboutModelPart, ArchitecturePart, SourcesPart, about_model_part, architecture_part,
-                    model_sources_part)
+from .parts import (
+    AboutModelPart,
+    ArchitecturePart,
+    SourcesPart,
+    about_model_part,
+    architecture_part,
+    model_sources_part,
+)
 
 
 class RequirementRow(NamedTuple):
@@ -126,6 +133,7 @@ def _requirement_label(context: int, sequences: int, lang: Lang) -> Markup:
 
 def serving_row(results: Results, choice: ServingChoice, model_id: str, language: str) -> ServingRow:
     plan, op = choice.plan, choice.plan.operating
+    assert op is not None  # policy.cheapest_serving prices only plans with an operating point
     return ServingRow(plan.precision, results.catalog.gpus[choice.gpu], urls.pair(language, model_id, choice.gpu),
                       plan.gpu_count, plan.tensor_parallel, plan.engine, op.concurrency,
                       op.output_tokens_per_s_per_gpu, op.total_tokens_per_s_per_gpu, op.tokens_per_s_per_user,

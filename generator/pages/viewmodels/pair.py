@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from markupsafe import Markup
@@ -19,13 +20,40 @@ from ...sitedata.policy import meets_floor
 from .. import charts, labels
 from ..plan import PageKey
 from . import pair_text
-from .common import (PROMPT_TOKENS, CloudBasis, Crumb, Head, Lang, OfferRow, RentalCost, RentBuyView, home, latest_read,
-                     rental_cost, rentbuy_view, same_gpu_basis)
+from .common import (
+    PROMPT_TOKENS,
+    CloudBasis,
+    Crumb,
+    Head,
+    Lang,
+    OfferRow,
+    RentalCost,
+    RentBuyView,
+    home,
+    latest_read,
+    rental_cost,
+    rentbuy_view,
+    same_gpu_basis,
+)
 from .insight import Insight, pair_insight
 from .launch import CommandRow, pair_commands
-from .parts import (AboutGpuPart, AboutModelPart, ArchitecturePart, HardwarePart, LinkPart, OffersPart, SourcesPart,
-                    about_gpu_part, about_model_part, architecture_part, gpu_sources_part, hardware_part, link_parts,
-                    model_sources_part, offers_part)
+from .parts import (
+    AboutGpuPart,
+    AboutModelPart,
+    ArchitecturePart,
+    HardwarePart,
+    LinkPart,
+    OffersPart,
+    SourcesPart,
+    about_gpu_part,
+    about_model_part,
+    architecture_part,
+    gpu_sources_part,
+    hardware_part,
+    link_parts,
+    model_sources_part,
+    offers_part,
+)
 from .serving import ServingView, serving_view
 
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
@@ -167,7 +195,7 @@ class PairView:
     weights_note: Markup
     split: tuple[SplitPart, ...]
     matrix: tuple[MatrixRow, ...]
-    sequences_8k: int
+    sequences_8k: int | None
     context_rows: tuple[ContextRow, ...]
     context_chart: Markup
     max_context_f16: int
@@ -253,7 +281,7 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
 def assumption_rows(estimate: Estimate, lang: Lang) -> tuple[Assumption, ...]:
     """The estimator's assumptions with translated labels; a text the label tables miss keeps its English words."""
     # Nearly every pair has its own list (GPU and model figures), but the items recur: translate each once.
-    return tuple(lang.shared(("assumption", key, value), lambda: _assumption_row(key, value, lang))
+    return tuple(lang.shared(("assumption", key, value), partial(_assumption_row, key, value, lang))
                  for key, value in estimate.assumptions)
 
 
@@ -285,7 +313,7 @@ def _rentbuy(results: Results, model_id: str, gpu: Gpu, offers: tuple[OfferRow, 
     """The calculator against this GPU's cheapest offer, or, where it is not rented, against the cloud GPU that makes
     this model's tokens cheapest (renting as many tokens as the owned GPU makes in an hour)."""
     single = e.decode_tokens_per_s if e.runs and e.decode_tokens_per_s > 0 else None
-    batched = max(e.batched_tokens_per_s, e.decode_tokens_per_s) if single else None
+    batched = max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s) if single else None
     cloud = same_gpu_basis(offers, single, batched, gpu.name)
     if cloud is None:
         pick = results.cheapest_cloud[model_id]
@@ -319,8 +347,10 @@ def cheapest_way(results: Results, model_id: str, language: str) -> CloudWay | N
     for pick in results.recommendations(model_id):
         if pick.role == "cloud" and not pick.below_floor:
             gpu = results.catalog.gpus[pick.gpu]
+            offer = pick.offer
+            assert offer is not None  # a cloud pick names its offer
             return CloudWay(gpu, urls.pair(language, model_id, gpu.id), 1, results.pairs[(model_id, gpu.id)].quant,
-                            pick.offer["provider"], pick.offer["usd_per_hour"])
+                            offer["provider"], offer["usd_per_hour"])
     quant = "MXFP4_MOE" if results.models[model_id].native_format == "mxfp4" else "Q4_K_M"
     for row in results.cheapest_setups(model_id):
         multi = row["multi"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 from markupsafe import Markup
@@ -55,7 +56,7 @@ class RecommendedRow(NamedTuple):
     path: str
     estimate: Estimate
     quant: str
-    offer: OfferRow | None
+    offer: dict[str, Any] | None  # policy.recommendations' cloud offer: provider, usd_per_hour, instance
     grade: str
     why: Markup
     below_floor: Markup | None  # the warning, where no GPU holds a good-enough quantization
@@ -72,6 +73,7 @@ def _why(role: str, usd_per_tok_s: float | None, lang: Lang) -> Markup:
     if role == "fastest":
         return lang._("Fastest at this quality.")
     if role == "value":
+        assert usd_per_tok_s is not None  # a value pick is priced
         return lang._("Lowest price per tok/s: %(usd)s.", usd=lang.fmt.usd(usd_per_tok_s))
     if role == "older":
         return lang._("Cheapest launched in %(year)s or earlier.", year=OLDER_LAUNCH_YEAR)
@@ -255,7 +257,7 @@ def gpu_sources_part(results: Results, gpu_id: str, lang: Lang) -> SourcesPart:
 class LinkPart(NamedTuple):
     """A link to a pair page, named after its GPU or its model, with its verdict and speed."""
 
-    key: tuple[str, str, str]
+    key: tuple[str, ...]
     path: str
     name: str
     verdict: str
@@ -271,4 +273,4 @@ def link_parts(results: Results, lang: Lang, pairs: list[tuple[str, str]], named
         name = results.catalog.gpus[g].name if named == "gpu" else results.catalog.models[m].name
         return LinkPart(("link", m, g, named), urls.pair(lang.code, m, g), name, pick.estimate.verdict, pick.quant,
                         pick.estimate)
-    return tuple(lang.shared(("link", m, g, named), lambda m=m, g=g: row(m, g)) for m, g in pairs)
+    return tuple(lang.shared(("link", m, g, named), partial(row, m, g)) for m, g in pairs)
