@@ -30,7 +30,7 @@ from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
 from .pages.write import SiteWriter, resume, stage_file
-from .sitedata import EstimateStore, ModelResults, SiteData
+from .sitedata import EstimateStore, ModelEstimates, SiteData
 
 CHUNK_PAGES = 64
 MAX_JOBS = 64  # worker processes at most: beyond this a build gains nothing and a mistyped --jobs forks thousands
@@ -141,27 +141,27 @@ def _recorded(recorder: Recorder) -> Reads:
 
 
 def _page_answer(model_ids: list[str]) -> dict[tuple, bytes]:
-    results = _STATE["results"]
-    assert isinstance(results, ModelResults)
-    return results.page_answer(model_ids)
+    estimates = _STATE["estimates"]
+    assert isinstance(estimates, ModelEstimates)
+    return estimates.page_answer(model_ids)
 
 
-def estimate_pages(results: ModelResults, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
+def estimate_pages(estimates: ModelEstimates, jobs: int, meanwhile: Callable[[], object] = lambda: None) -> None:
     """Compute every result the pages need, model by model, in one process or a pool: the stage's hot loop.
     ``meanwhile`` runs in this process while the pool works (or first, without a pool)."""
-    keys = results.keys
+    keys = estimates.keys
     keys.model_digests, keys.gpu_spec_digests, keys.gpu_specs_digest  # noqa: B018 - once here, not in every worker
-    missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
+    missing = [m for m in sorted(estimates.models) if not estimates.stored(m)]  # the others come from the store
     if jobs <= 1 or len(missing) <= 1:
         meanwhile()
-        results.compute(missing)
+        estimates.compute(missing)
         return
-    _STATE["results"] = results
+    _STATE["estimates"] = estimates
     with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet_signals) as pool:
         answers = pool.imap_unordered(_page_answer, [[m] for m in missing])
         meanwhile()
         for answer in answers:
-            results.absorb(answer)
+            estimates.absorb(answer)
     _STATE.clear()
 
 
@@ -403,12 +403,12 @@ def _build(options: BuildOptions) -> BuildReport:
     _strict(options, report)
     clock.lap("load")
     progress.stage("estimating")
-    computed = ModelResults(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
-                                                   store_version(ModelResults.__module__)))
+    estimates = ModelEstimates(catalog, EstimateStore(cache_dir / f"{options.out_dir.name}.estimates.pickle",
+                                                      store_version(ModelEstimates.__module__)))
     jobs = options.jobs or min(os.cpu_count() or 1, MAX_JOBS)
     renderer = make_renderer(options)  # its templates compile here while the estimate workers run, once for all
-    estimate_pages(computed, jobs, meanwhile=renderer.load_templates)
-    site = SiteData(catalog, prices_as_of=options.prices_as_of, computed=computed)  # frozen: workers inherit it
+    estimate_pages(estimates, jobs, meanwhile=renderer.load_templates)
+    site = SiteData(catalog, prices_as_of=options.prices_as_of, estimates=estimates)  # frozen: workers inherit it
     every_page = not manifest.pages or manifest.code != code  # then the previous reads say nothing
     table = ReadTable([] if every_page else manifest.reads, {} if every_page else manifest.subjects)
     if not every_page:
@@ -448,7 +448,7 @@ def _build(options: BuildOptions) -> BuildReport:
             open_data.append(path)
 
     # This process's own work, done while the workers render.
-    meanwhile = [computed.save_store, write_site_files, write_open_data]
+    meanwhile = [estimates.save_store, write_site_files, write_open_data]
     chunks: Generator[tuple[list[tuple[str, bool]], Reads]] | None = None
     try:
         by_subject: dict[str, list[Page]] = {}

@@ -10,7 +10,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, fiel
 
 from ..links import is_safe_href
 
-Id = str  # lower-case slug, validated by ``Entry``
 ID_PATTERN = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
 # An id names a folder of the site: one ending like a file the site writes (index.html) would collide with it.
 FILE_LIKE_ID = re.compile(r"\.(?:html?|xml|txt|json|css|js|svg|png|ico|webmanifest|gz)$")

@@ -145,7 +145,9 @@ def _with_backend(device: DeviceSpec, backend: str | None) -> DeviceSpec:
 
 def table(spec: api.ModelSpec, gpu: Gpu, request: api.Request, e: api.Estimate) -> str:
     """A readable summary of one estimate."""
-    gib = lambda n: f"{n / GIB:,.2f} GiB"  # noqa: E731
+    def gib(n: float) -> str:
+        return f"{n / GIB:,.2f} GiB"
+
     rows: list[tuple[str, Any]] = [
         ("model", spec.name), ("GPU", f"{request.gpu_count} × {gpu.name}"),
         ("setup", f"{request.quant}, {request.engine}, KV {request.kv_type}, {request.context_tokens:,} tokens × "

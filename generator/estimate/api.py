@@ -244,7 +244,9 @@ def _size_key(quant: str, engine: str) -> str:
 
 
 def _scaled(w: Weights, factor: float) -> Weights:
-    s = lambda n: int(round(n * factor))  # noqa: E731
+    def s(n: int) -> int:
+        return int(round(n * factor))
+
     return replace(w, file_bytes=s(w.file_bytes), embed_bytes=s(w.embed_bytes), output_bytes=s(w.output_bytes),
                    layer_bytes=tuple(map(s, w.layer_bytes)), expert_bytes=tuple(map(s, w.expert_bytes)))
 

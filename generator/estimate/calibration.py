@@ -157,8 +157,8 @@ _NO_TENSOR = ("no tensor cores, so no FP16 tensor figure: prefill uses the famil
 _APPLE = ("Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses "
           "the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth {bw}")
 
-# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure; the fit
-# script records in constants.GPU_SOURCES which one it used. Values marked "derived" follow the stated rule.
+# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure
+# (gpu_facts says which one a GPU's figures came from). Values marked "derived" follow the stated rule.
 FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-3070", 448.0, 40.6, "cuda", _TPU + "geforce-rtx-3070.c3674",
              _RULE.format(rate=_GEFORCE) + ": 184 × 1.725 GHz × 128", geforce=True),

@@ -335,7 +335,10 @@ def resolve(constants: dict[Group, BackendConstants], group: Group) -> BackendCo
     family, era = group
     if group in constants:
         return constants[group]
-    rank = lambda g: abs(calibration.ERAS.index(g[1]) - calibration.ERAS.index(era))  # noqa: E731
+
+    def rank(g: Group) -> int:
+        return abs(calibration.ERAS.index(g[1]) - calibration.ERAS.index(era))
+
     same = sorted((g for g in constants if g[0] == family), key=rank)
     if same:
         return constants[same[0]]
@@ -441,7 +444,10 @@ def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, flo
     out = []
     for method in ("gpu", "source", "model"):
         mine = [p for p in points if p.method == method]
-        names = lambda p: {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}  # noqa: E731
+
+        def names(p: HeldOut) -> set[str]:
+            return {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}
+
         groups = sorted({f"{p.family} {p.era}" for p in mine} | {f"{p.family} {p.era} {p.cls}" for p in mine})
         groups += sorted({f"all {p.cls}" for p in mine}) + ["all"]
         for group in groups:
@@ -476,7 +482,7 @@ def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> 
 
 
 def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow: list[tuple],
-           fit_stats: list[tuple], points: list[HeldOut], size_stats: tuple, gpu_sources: dict[str, str]) -> str:
+           fit_stats: list[tuple], points: list[HeldOut], size_stats: tuple) -> str:
     """The text of constants.py."""
     def ctor(c: BackendConstants) -> str:
         args = ", ".join(f"{f.name}={getattr(c, f.name)!r}" for f in dataclasses.fields(c)
@@ -518,8 +524,5 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
               "CV_POINTS: tuple[tuple[str, str, str, float, float], ...] = ("]
     lines += [f"    {(p.kind, p.family, p.era, p.measured, round(p.predicted, 3))!r}," for p in points
               if p.method == "gpu" and p.kind in calibration.SPEED_KINDS]
-    lines += [")", "", "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
-              "GPU_SOURCES: dict[str, str] = {"]
-    lines += [f"    {k!r}: {v!r}," for k, v in sorted(gpu_sources.items())]
-    lines += ["}", ""]
+    lines += [")", ""]
     return "\n".join(lines)

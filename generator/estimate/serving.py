@@ -32,11 +32,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from .speed import Workload, kv_bytes_read, weight_bytes_read
 
-ServingEngine = Literal["vllm", "sglang", "trtllm"]
 SERVING_ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm")
 ACTIVATION_BYTES = 2  # bf16 hidden states in the tensor-parallel all-reduces and the expert all-to-all
 MIN_USER_TOKENS_PER_S = 20.0  # the recommended operating point keeps every user at least this fast

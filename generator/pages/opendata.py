@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import urls
-from ..sitedata import PAGE_CONTEXT_TOKENS, Results
+from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from . import api, api_schema, finder
 from .i18n import formatter
 from .viewmodels.common import PROMPT_TOKENS, OfferRow, offer_rows, rental_cost
@@ -23,9 +23,9 @@ Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
 class Row:
     """One pair of the CSV: the pages' recommended setup and its rental cost, the objects the pair page shows."""
 
-    def __init__(self, results: Results, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]):
-        pick = results.pairs[(model_id, gpu_id)]
-        self.model, self.gpu = results.catalog.models[model_id], results.catalog.gpus[gpu_id]
+    def __init__(self, site: SiteData, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]):
+        pick = site.pairs[(model_id, gpu_id)]
+        self.model, self.gpu = site.catalog.models[model_id], site.catalog.gpus[gpu_id]
         self.quant, self.e = pick.quant, pick.estimate
         self.cost = rental_cost(offers, self.e)
 
@@ -81,14 +81,14 @@ def _cell(value: Any) -> Any:
     return "" if value is None else repr(value) if isinstance(value, float) else value
 
 
-def pairs_csv(results: Results) -> bytes:
+def pairs_csv(site: SiteData) -> bytes:
     """One row per (model, GPU) pair, by model then GPU id."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([name for name, *_ in COLUMNS])
-    offers = {g: offer_rows(results, g) for g in results.catalog.gpus}
-    for model_id, gpu_id in sorted(results.pairs):
-        row = Row(results, model_id, gpu_id, offers[gpu_id])
+    offers = {g: offer_rows(site, g) for g in site.catalog.gpus}
+    for model_id, gpu_id in sorted(site.pairs):
+        row = Row(site, model_id, gpu_id, offers[gpu_id])
         writer.writerow([_cell(get(row)) for *_, get in COLUMNS])
     return out.getvalue().encode()
 
@@ -117,11 +117,11 @@ def changelog() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def llms_txt(results: Results, base_url: str) -> bytes:
+def llms_txt(site: SiteData, base_url: str) -> bytes:
     """The site, its API and its method in plain text for language models (https://llmstxt.org)."""
-    cv = {(r["method"], r["group"], r["kind"]): r for r in results.cross_validated}
+    cv = {(r["method"], r["group"], r["kind"]): r for r in site.cross_validated}
     decode, prefill = cv[("gpu", "all", "decode_tps")], cv[("gpu", "all", "prefill_tps")]
-    n_models, n_gpus = len(results.catalog.models), len(results.catalog.gpus)
+    n_models, n_gpus = len(site.catalog.models), len(site.catalog.gpus)
     return f"""# VRAM Atlas
 
 > Can this GPU run this LLM, how fast, and what does it cost? Estimates of memory, speed and cost for {n_models} \
@@ -172,10 +172,10 @@ relative to {base_url}.
 """.encode()
 
 
-def files(results: Results, base_url: str) -> list[tuple[str, bytes]]:
+def files(site: SiteData, base_url: str) -> list[tuple[str, bytes]]:
     """Every site-wide open-data file as (site path, bytes)."""
     schemas = [(urls.api_schema(kind),
                 api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api_schema.SCHEMAS]
     return [*schemas, (urls.api_changelog(), changelog()),
-            (urls.FINDER_JSON, api.dumps(finder.finder_document(results, api.SCHEMA_VERSION))), (urls.PAIRS_CSV, pairs_csv(results)),
-            (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(results, base_url))]
+            (urls.FINDER_JSON, api.dumps(finder.finder_document(site, api.SCHEMA_VERSION))), (urls.PAIRS_CSV, pairs_csv(site)),
+            (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(site, base_url))]

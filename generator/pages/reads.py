@@ -134,7 +134,7 @@ class RecordedEntries(Mapping):
     """One catalogue folder's entries, recorded: listing them is a read of the folder's ids."""
 
     def __init__(self, entries: dict[str, Any], folder: str):
-        self._entries, self._folder = entries, folder
+        self._folder = folder
         self._recorded = {k: RecordedEntry(v, folder) for k, v in entries.items()}
 
     def __getitem__(self, key: str) -> RecordedEntry:

@@ -1,4 +1,4 @@
-"""The site-data stage: per-model results (``compute``), the store, recommendation policy, navigation and
+"""The site-data stage: per-model estimates (``compute``), the store, recommendation policy, navigation and
 methodology data, assembled into one frozen ``SiteData`` before any page renders."""
 
 from .compute import (
@@ -6,7 +6,7 @@ from .compute import (
     FINETUNE_SEQ_LEN,
     PAGE_CONTEXT_TOKENS,
     ContextSweep,
-    ModelResults,
+    ModelEstimates,
     VllmSetup,
     matrix_quants,
     preference,
@@ -15,8 +15,6 @@ from .policy import OLDER_LAUNCH_YEAR, RANK, PairResult, Pick, ServingChoice, re
 from .site import SiteData
 from .store import EstimateStore
 
-Results = SiteData  # the name the page views annotate it with
-
 __all__ = ["FINETUNE_METHODS", "FINETUNE_SEQ_LEN", "OLDER_LAUNCH_YEAR", "PAGE_CONTEXT_TOKENS", "RANK", "ContextSweep",
-           "EstimateStore", "ModelResults", "PairResult", "Pick", "Results", "ServingChoice", "SiteData", "VllmSetup",
+           "EstimateStore", "ModelEstimates", "PairResult", "Pick", "ServingChoice", "SiteData", "VllmSetup",
            "matrix_quants", "preference", "recommend"]

@@ -1,4 +1,4 @@
-"""Per-model results, the worker's unit: every estimate and estimator-derived value the pages of one model need,
+"""Per-model estimates, the worker's unit: every estimate and estimator-derived value the pages of one model need,
 taken from the store or computed and put there."""
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class ServingOptions(NamedTuple):
     larger: serving_setup.ServingPlan | None
 
 
-class ModelResults:
+class ModelEstimates:
     """Computes, model by model, every stored result the pages need (or finds it in the store)."""
 
     def __init__(self, catalog: Catalog, store: EstimateStore | None = None):
@@ -226,12 +226,6 @@ class ModelResults:
         return self.from_store(self.keys.across_gpus(model_id, f"fitting {quant}"), lambda: tuple(
             g for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict == "fits"))
 
-    def fit_counts(self, model_id: str) -> dict[str, int]:
-        """Per matrix quant, how many GPUs hold it fully (fits or tight) at the pages' context."""
-        return self.from_store(self.keys.across_gpus(model_id, "fit-counts"), lambda: {
-            quant: sum(1 for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict in ("fits", "tight"))
-            for quant in matrix_quants(self.models[model_id])})
-
     def tensor_parallel_count(self, model_id: str, gpu_id: str, quant: str) -> int:
         """The fewest GPUs (2, 4 or 8, tensor parallel) on which ``quant`` fits with margin, or 0."""
         def fewest() -> int:
@@ -337,7 +331,7 @@ class ModelResults:
 
     # --- the unit of work: one model ------------------------------------------------------------------------
 
-    def _results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
+    def _store_entries(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
         """Each stored result the pages of a model need, as (store key, getter)."""
         keys = self.keys
         for gpu_id in sorted(self.devices):
@@ -354,7 +348,6 @@ class ModelResults:
             yield keys.finetune(model_id, method), partial(self.finetune, model_id, method)
         for quant in matrix_quants(self.models[model_id]):
             yield keys.across_gpus(model_id, f"fitting {quant}"), partial(self.fitting_gpus, model_id, quant)
-        yield keys.across_gpus(model_id, "fit-counts"), lambda: self.fit_counts(model_id)
         for gpu_id in self.serving_gpus:
             yield keys.pair(model_id, gpu_id, "serving"), partial(self.serving, model_id, gpu_id)
             yield (keys.pair(model_id, gpu_id, "serving-context"),
@@ -370,7 +363,7 @@ class ModelResults:
         for model_id in model_ids:
             self._unit = {}
             try:
-                for _, get in self._results(model_id):
+                for _, get in self._store_entries(model_id):
                     get()
             finally:
                 self._unit = None
@@ -378,7 +371,7 @@ class ModelResults:
     def stored(self, model_id: str) -> bool:
         """Whether the store already holds every result the pages of a model need (nothing to compute); if so,
         they count as used, so saving the store keeps them for pages this build does not render."""
-        keys = [key for key, _ in self._results(model_id)]
+        keys = [key for key, _ in self._store_entries(model_id)]
         if not all(map(self.store.has, keys)):
             return False
         self.used.update(keys)
@@ -387,7 +380,7 @@ class ModelResults:
     def page_answer(self, model_ids: list[str]) -> dict[tuple, bytes]:
         """:meth:`compute` for another process to :meth:`absorb`: each result as the store keeps it."""
         self.compute(model_ids)
-        return {key: self.store.encoded(key) for model_id in model_ids for key, _ in self._results(model_id)}
+        return {key: self.store.encoded(key) for model_id in model_ids for key, _ in self._store_entries(model_id)}
 
     def absorb(self, answer: dict[tuple, bytes]) -> None:
         """Take what :meth:`page_answer` computed in another process as if computed here (into the store)."""

@@ -160,8 +160,10 @@ ALIGNED = ("Qwen--Qwen3-8B", "Qwen--Qwen3-30B-A3B", "meta-llama--Meta-Llama-3.1-
 def test_more_context_or_sequences_never_need_less(name, ctx, extra, seqs, more, engine):
     quant = "BF16"
     s, d = spec(name), device(80)
-    total = lambda c, n: api.estimate(s, d, api.Request(quant=quant, context_tokens=c, sequences=n,  # noqa: E731
-                                                        engine=engine)).total_bytes
+
+    def total(c: int, n: int) -> int:
+        return api.estimate(s, d, api.Request(quant=quant, context_tokens=c, sequences=n, engine=engine)).total_bytes
+
     assert total(ctx + extra, seqs) >= total(ctx, seqs)
     assert total(ctx, seqs + more) >= total(ctx, seqs)
 

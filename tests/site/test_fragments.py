@@ -8,33 +8,33 @@ import pytest
 from generator.build import BuildOptions, _init_worker, _render_chunk
 from generator.catalog.load import load_catalog
 from generator.pages.plan import plan_pages
-from generator.sitedata import Results
+from generator.sitedata import SiteData
 
 from ..conftest import make_project
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory) -> tuple[BuildOptions, Results, list]:
+def setup(tmp_path_factory) -> tuple[BuildOptions, SiteData, list]:
     project = make_project(tmp_path_factory.mktemp("fragments"))
     options = BuildOptions(project=project, out_dir=project / "site")
-    results = Results(load_catalog(options.catalog_dir))
-    return options, results, plan_pages(results.catalog)
+    site = SiteData(load_catalog(options.catalog_dir))
+    return options, site, plan_pages(site.catalog)
 
 
 def test_warm_caches_render_the_same_bytes_as_cold_ones(setup) -> None:
-    options, results, pages = setup
-    _init_worker(options, results)
+    options, site, pages = setup
+    _init_worker(options, site)
     warm = dict(_render_chunk(pages))
     for page in pages:
-        _init_worker(options, results)  # a new renderer: empty fragment cache and view memo
+        _init_worker(options, site)  # a new renderer: empty fragment cache and view memo
         [(path, cold)] = _render_chunk([page])
         assert warm[path] == cold, f"{path}: a cached fragment or shared view part leaked from another page"
 
 
 def test_pair_pages_reuse_model_and_gpu_fragments(setup) -> None:
     """The cache is used: the second pair page of a model renders its model-wide fragments from the cache."""
-    options, results, pages = setup
-    _init_worker(options, results)
+    options, site, pages = setup
+    _init_worker(options, site)
     pairs = [p for p in pages if p.key.kind == "pair" and p.language == "en"]
     from generator.build import _STATE
     cached = _STATE["renderer"].environments["en"].globals["cached"]

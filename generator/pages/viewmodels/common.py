@@ -18,7 +18,7 @@ from ...estimate import cost
 from ...estimate.api import Estimate, Request
 from ...estimate.cost import HOURS_PER_MONTH
 from ...links import is_safe_href
-from ...sitedata import Results
+from ...sitedata import SiteData
 from .. import labels
 from ..codegen import escape_output
 from ..i18n import Formatter, translation_markup
@@ -128,24 +128,18 @@ def marketed_memory_bytes(gpu: Gpu) -> int:
     return round((gpu.memory_gb if gpu.memory_gb is not None else gpu.memory_bytes / 2**30) * 1e9)
 
 
-def offer_rows(results: Results, gpu_id: str) -> tuple[OfferRow, ...]:
+def offer_rows(site: SiteData, gpu_id: str) -> tuple[OfferRow, ...]:
     """Cloud offers for a GPU, cheapest per GPU first, each with its age on the build's price reference date."""
-    gpu = results.catalog.gpus[gpu_id]
-    as_of = results.price_reference_date
+    gpu = site.catalog.gpus[gpu_id]
+    as_of = site.price_reference_date
     rows = []
-    for p, o in results.offers_by_gpu[gpu_id]:
+    for p, o in site.offers_by_gpu[gpu_id]:
         age = freshness.age_days(o.checked, as_of) if as_of else 0
         rows.append(OfferRow(p.name, o.instance, marketed_memory_bytes(gpu) * o.gpu_count, o.gpu_count,
                              o.price_usd_per_hour, o.price_usd_per_hour / o.gpu_count,
                              o.price_usd_per_hour * HOURS_PER_MONTH, o.billing, o.tier, o.checked, age,
                              age == 1, freshness.is_stale(age), o.url))
     return tuple(rows)
-
-
-def cheapest_offer(results: Results, gpu_id: str) -> OfferRow | None:
-    """The cheapest single-GPU-equivalent offer for a GPU."""
-    offers = offer_rows(results, gpu_id)
-    return offers[0] if offers else None
 
 
 def cheapest_per_tier(rows: tuple[OfferRow, ...]) -> tuple[OfferRow, ...]:
