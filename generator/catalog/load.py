@@ -33,7 +33,8 @@ class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: 
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node in self.constructed_objects:  # each node is constructed once, unless an alias names it again
-            raise yaml.constructor.ConstructorError(None, None, "anchors and aliases (&name, *name) are not allowed", node.start_mark)
+            raise yaml.constructor.ConstructorError(None, None, "anchors and aliases (&name, *name) are not allowed",
+                                                    node.start_mark)
         return super().construct_object(node, deep=deep)
 
 

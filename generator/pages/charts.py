@@ -64,9 +64,11 @@ def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...]
              f'aria-label="{escape_output(title)}"><title>{escape_output(title)}</title>']
     for value, line_y, label_y in plot.grid:
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">{escape_output(y_format(value))}</text>')
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">'
+                     f'{escape_output(y_format(value))}</text>')
     for x_text, label in zip(plot.xs, x_labels):
-        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape_output(label)}</text>')
+        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">'
+                     f'{escape_output(label)}</text>')
     if plot.limit is not None:
         line_y, label_y = plot.limit
         parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
@@ -103,7 +105,8 @@ def scatter_chart(title: str, points: tuple[tuple[float, float], ...], x_label: 
                      f'<text class="tick" x="{x(value):.1f}" y="{PAD_TOP + plot + 16:.1f}" text-anchor="middle">'
                      f'{escape_output(tick_format(value))}</text>')
     parts += [f'<circle class="pt c-f16" cx="{x(m):.1f}" cy="{y(p):.1f}" r="2.5"/>' for m, p in points]
-    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">{escape_output(x_label)}</text>'
+    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">'
+                 f'{escape_output(x_label)}</text>'
                  f'<text class="legend" x="{PAD_LEFT + plot + 12:.1f}" y="{PAD_TOP + 12}">{escape_output(y_label)}</text></svg>')
     return Markup("".join(parts))
 

@@ -99,11 +99,13 @@ def datapackage(base_url: str) -> dict[str, Any]:
         "profile": "tabular-data-package", "name": "vram-atlas-pairs", "title": "VRAM Atlas: every LLM on every GPU",
         "homepage": base_url, "version": api.SCHEMA_VERSION,
         "description": ("The recommended setup of every catalogued model on every catalogued GPU at the pages' default "
-                        f"(llama.cpp, one sequence, {_EN.tokens(PAGE_CONTEXT_TOKENS)} context, f16 KV cache), as the pair pages show it. "
+                        f"(llama.cpp, one sequence, {_EN.tokens(PAGE_CONTEXT_TOKENS)} context, f16 KV cache), "
+                        "as the pair pages show it. "
                         + api.LICENCE_NOTE),
         "licenses": [{"name": api.CODE_LICENCE, "path": "https://opensource.org/licenses/MIT", "title": "MIT License"}],
         "resources": [{
-            "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource", "format": "csv",
+            "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource",
+            "format": "csv",
             "mediatype": "text/csv", "encoding": "utf-8",
             "schema": {"fields": [{"name": name, "type": kind, "description": text} for name, kind, text, _ in COLUMNS],
                        "primaryKey": ["model_id", "gpu_id"], "missingValues": [""]}}],

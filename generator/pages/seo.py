@@ -27,7 +27,7 @@ ROOT_PAGE = """<!doctype html>
 <main><h1>VRAM Atlas</h1><p><a href="{en}" hreflang="en">English</a> · <a href="{de}" hreflang="de" lang="de">Deutsch</a></p></main>
 </body>
 </html>
-"""
+"""  # noqa: E501 - the root page's HTML as it is written
 
 
 def _sitemap(pages: list[Page], language: str, base_url: str) -> bytes:

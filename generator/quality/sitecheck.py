@@ -174,7 +174,8 @@ def check_sitemaps(site_dir: Path, site: _SiteIndex) -> Iterable[str]:
         if page.canonicals and page.canonicals[0] != entry.loc:
             yield f"{target}: canonical {page.canonicals[0]} differs from the sitemap URL {entry.loc}"
         if entry.alternates != dict(page.alternates):
-            yield f"{target}: hreflang alternates in {entry.sitemap} {entry.alternates} differ from the page's {dict(page.alternates)}"
+            yield (f"{target}: hreflang alternates in {entry.sitemap} {entry.alternates} differ from the page's "
+                   f"{dict(page.alternates)}")
     for path, page in site.pages.items():
         if _indexable(page) and path not in listed:
             yield f"{path}: not listed in any sitemap"

@@ -198,7 +198,8 @@ def test_gpu_without_flops_still_gets_prefill_and_says_how(backend):
     e = api.estimate(spec(LLAMA_8B), bare, api.Request())
     assert e.runs and e.prefill_tokens_per_s > 0 and e.ttft_s > 0
     # TTFT = the prompt's prefill plus one decode step at the prompt's end (slower than the one at depth 0).
-    assert 4096 / e.prefill_tokens_per_s + 1 / e.decode_tokens_per_s < e.ttft_s < 4096 / e.prefill_tokens_per_s + 2 / e.decode_tokens_per_s
+    prefill_s = 4096 / e.prefill_tokens_per_s
+    assert prefill_s + 1 / e.decode_tokens_per_s < e.ttft_s < prefill_s + 2 / e.decode_tokens_per_s
     c = api.speed.constants_for(backend)
     rule = dict(e.assumptions)["speed.prefill_flops"]
     # 1000 GB/s × flops_per_byte FLOPs per byte/s = flops_per_byte TFLOPS
@@ -247,9 +248,9 @@ def test_context_memory_is_estimate_without_speeds(name, gib, setup, seqs):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(ALL), st.floats(6, 400), st.sampled_from([("llama.cpp", "Q4_K_M", 1, "layer"), ("llama.cpp", "BF16", 2, "layer"),
-                                                                  ("vllm", "BF16", 1, "layer"), ("vllm", "BF16", 4, "tensor"),
-                                                                  ("vllm", "Q8_0", 3, "tensor")]), st.integers(4096, 131072))
+@given(st.sampled_from(ALL), st.floats(6, 400),
+       st.sampled_from([("llama.cpp", "Q4_K_M", 1, "layer"), ("llama.cpp", "BF16", 2, "layer"), ("vllm", "BF16", 1, "layer"),
+                        ("vllm", "BF16", 4, "tensor"), ("vllm", "Q8_0", 3, "tensor")]), st.integers(4096, 131072))
 def test_on_gpu_is_the_estimate_verdict_without_speeds(name, gib, setup, context):
     """The multi-GPU search's memory-only check gives the full estimate's verdict where that is fits or tight."""
     engine, quant, count, parallel = setup
@@ -265,8 +266,9 @@ def test_on_gpu_is_the_estimate_verdict_without_speeds(name, gib, setup, context
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(ALL), st.floats(4, 200), st.sampled_from([("llama.cpp", "Q4_K_M"), ("llama.cpp", "Q2_K"), ("llama.cpp", "BF16"),
-                                                                 ("vllm", "BF16")]), st.integers(1, 4), st.booleans())
+@given(st.sampled_from(ALL), st.floats(4, 200),
+       st.sampled_from([("llama.cpp", "Q4_K_M"), ("llama.cpp", "Q2_K"), ("llama.cpp", "BF16"), ("vllm", "BF16")]),
+       st.integers(1, 4), st.booleans())
 def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seqs, unified):
     """``limits=False`` gives the full estimate's memory, verdict and decode speed, and computes no limits."""
     engine, quant = setup

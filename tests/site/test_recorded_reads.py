@@ -53,7 +53,8 @@ def test_an_edit_of_any_field_a_page_read_changes_its_token(tmp_path: Path) -> N
         new_value = _changed(getattr(entries[entry_id], name))
         if new_value is None:
             continue
-        edited = catalog.model_copy(update={folder: {**entries, entry_id: entries[entry_id].model_copy(update={name: new_value})}})
+        edited_entry = entries[entry_id].model_copy(update={name: new_value})
+        edited = catalog.model_copy(update={folder: {**entries, entry_id: edited_entry}})
         if token(SiteData(edited), read) == token(site, read):
             missed.append(read)
     assert missed == []

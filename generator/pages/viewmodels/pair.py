@@ -452,6 +452,7 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
         other_models=link_parts(site, lang, related["other_models"], "model"),
         largest_here=largest_here, instead=largest_here if e.verdict in ("offload", "no_fit") else (),
         compare_path=urls.compare(lang.code, model.id),
-        faq_can_run=pair_text.faq_can_run(e, quant, offloaded, lang), faq_speed=pair_text.faq_speed(e, lang), faq_context=faq_context,
+        faq_can_run=pair_text.faq_can_run(e, quant, offloaded, lang), faq_speed=pair_text.faq_speed(e, lang),
+        faq_context=faq_context,
     )
 
