@@ -1,9 +1,10 @@
 """The open-data API: one JSON document per model, GPU and pair page and an index, built from the same view
-objects the HTML pages show (nothing recomputed), with units in the key names."""
+objects the HTML pages show (nothing recomputed), with units in the key names. Each builder returns its shape
+declared in ``documents``, from which the published schemas are generated."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -11,9 +12,28 @@ import orjson
 from .. import urls
 from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
+from ..estimate.fidelity import Grade
 from ..urls import DATAPACKAGE, PAIRS_CSV
 from . import labels
-from .i18n import LANGUAGES
+from .documents import (
+    Envelope,
+    GpuDocument,
+    GpuFacts,
+    GpuSetup,
+    HeadlineEstimate,
+    HtmlPaths,
+    IndexDocument,
+    ModelDocument,
+    ModelFacts,
+    Offer,
+    OperatingPoint,
+    PairDocument,
+    PairSummary,
+    Ref,
+    ServingPlan,
+    ServingPoint,
+    Source,
+)
 from .plan import PageKey
 from .viewmodels.common import OfferRow
 from .viewmodels.gpu import GpuView
@@ -54,21 +74,21 @@ def dumps(document: Any) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
 
 
-def _html_paths(key: PageKey) -> dict[str, str]:
-    return {language: key.url_path(language) for language in LANGUAGES}
+def _html_paths(key: PageKey) -> HtmlPaths:
+    return {"en": key.url_path("en"), "de": key.url_path("de")}
 
 
-def _envelope(kind: str, key: PageKey) -> dict[str, Any]:
-    return {"kind": kind, "schema_version": SCHEMA_VERSION, "schema_path": urls.api_schema(kind),
-            "json_path": key.api_path(), "html_paths": _html_paths(key)}
+def _envelope(key: PageKey) -> Envelope:
+    return {"schema_version": SCHEMA_VERSION, "schema_path": urls.api_schema(key.kind), "json_path": key.api_path(),
+            "html_paths": _html_paths(key)}
 
 
-def _sources(entry: Model | Gpu) -> list[dict[str, Any]]:
+def _sources(entry: Model | Gpu) -> list[Source]:
     return [{"url": s.url, "read_date": s.read.isoformat(), "fields": list(s.fields), "title": s.title}
             for s in entry.sources]
 
 
-def _ref(kind: str, entry: Model | Gpu) -> dict[str, str]:
+def _ref(kind: str, entry: Model | Gpu) -> Ref:
     key = PageKey(kind, model=entry.id) if kind == "model" else PageKey(kind, gpu=entry.id)
     return {"id": entry.id, "name": entry.name, "json_path": key.api_path()}
 
@@ -78,7 +98,7 @@ def _speed(value: float | None, runs: bool) -> float | None:
     return value if runs and value is not None else None
 
 
-def _estimate(e: Estimate) -> dict[str, Any]:
+def _estimate(e: Estimate) -> HeadlineEstimate:
     """The headline estimate as the pair page shows it."""
     return {"verdict": e.verdict, "runs": e.runs, "weights_bytes": e.weights_bytes, "weights_source": e.weights_source,
             "kv_cache_bytes": e.kv_cache_bytes, "runtime_overhead_bytes": e.runtime_overhead_bytes,
@@ -89,8 +109,8 @@ def _estimate(e: Estimate) -> dict[str, Any]:
             "batched_tokens_per_s": _speed(e.batched_tokens_per_s, e.runs)}
 
 
-def _summary(gpu_or_model: dict[str, str], quant: str, grade: str, heavy_loss: bool, e: Estimate,
-             pair_json_path: str) -> dict[str, Any]:
+def _summary(gpu_or_model: Ref, quant: str, grade: Grade, heavy_loss: bool, e: Estimate,
+             pair_json_path: str) -> PairSummary:
     """One row of a model's GPU list or a GPU's model list."""
     return {**gpu_or_model, "quant": quant, "quality_grade": grade, "heavy_loss": heavy_loss, "verdict": e.verdict,
             "total_bytes": e.total_bytes,
@@ -98,14 +118,14 @@ def _summary(gpu_or_model: dict[str, str], quant: str, grade: str, heavy_loss: b
             "max_context_tokens": e.max_context_tokens or None, "pair_json_path": pair_json_path}
 
 
-def _offer(row: OfferRow) -> dict[str, Any]:
+def _offer(row: OfferRow) -> Offer:
     return {"provider": row.provider, "instance": row.instance, "gpu_count": row.gpu_count,
             "vram_bytes": row.vram_bytes, "price_usd_per_hour": row.usd_per_hour,
             "price_usd_per_gpu_hour": row.usd_per_gpu_hour, "price_usd_per_month": row.usd_per_month,
             "billing": row.billing, "tier": row.tier, "checked_date": row.checked.isoformat(), "url": row.url}
 
 
-def _gpu_facts(gpu: Gpu, usable_bytes: int, about: AboutGpuPart) -> dict[str, Any]:
+def _gpu_facts(gpu: Gpu, usable_bytes: int, about: AboutGpuPart) -> GpuFacts:
     return {"vendor": gpu.vendor, "segment": gpu.segment, "memory_bytes": gpu.memory_bytes,
             "usable_memory_bytes": usable_bytes, "unified_memory": gpu.unified_memory, "memory_type": gpu.memory_type,
             "bandwidth_gb_per_s": gpu.bandwidth_gb_per_s, "fp16_tensor_tflops": gpu.fp16_tensor_tflops,
@@ -115,7 +135,7 @@ def _gpu_facts(gpu: Gpu, usable_bytes: int, about: AboutGpuPart) -> dict[str, An
             "price_usd_per_gib": about.usd_per_gib, "bandwidth_gb_per_s_per_gib": about.gb_s_per_gib}
 
 
-def _model_facts(model: Model, about: AboutModelPart, architecture: ArchitecturePart) -> dict[str, Any]:
+def _model_facts(model: Model, about: AboutModelPart, architecture: ArchitecturePart) -> ModelFacts:
     return {"org": about.org, "family": about.family, "license": about.license,
             "release_date": about.release_date.isoformat() if about.release_date else None,
             "hf_repo": about.hf_repo, "hf_url": about.hf_url, "native_precision": about.native,
@@ -126,17 +146,17 @@ def _model_facts(model: Model, about: AboutModelPart, architecture: Architecture
                              for m in architecture.mixers]}
 
 
-def _point(p: Any) -> dict[str, Any]:
+def _point(p: Any) -> ServingPoint:
     return {"concurrency": p.concurrency, "output_tokens_per_s_per_gpu": p.output_tokens_per_s_per_gpu,
             "total_tokens_per_s_per_gpu": p.total_tokens_per_s_per_gpu,
             "tokens_per_s_per_user": p.tokens_per_s_per_user, "ttft_s": p.ttft_s}
 
 
-def _operating(p: Any) -> dict[str, Any] | None:
+def _operating(p: Any) -> OperatingPoint | None:
     return None if p is None else {**_point(p), "prefill_share": p.prefill_share}
 
 
-def _serving(s: ServingView | None) -> dict[str, Any] | None:
+def _serving(s: ServingView | None) -> ServingPlan | None:
     """The serving section's plan: the setup, its curve, operating point and cost, and the larger group beside it."""
     if s is None:
         return None
@@ -157,14 +177,14 @@ def _serving(s: ServingView | None) -> dict[str, Any] | None:
                         "usd_per_million_output_tokens": r.output_usd_per_mtok} for r in s.setups]}
 
 
-def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
+def pair_document(key: PageKey, v: PairView) -> PairDocument:
     """The pair page's numbers (its offers are in the GPU's document)."""
     e = v.headline
     cost, rent = v.cost, v.rent_vs_buy
     owned = rent.owned if rent else None
     band = v.error_band
     return {
-        **_envelope("pair", key), "model": _ref("model", v.model), "gpu": _ref("gpu", v.gpu),
+        "kind": "pair", **_envelope(key), "model": _ref("model", v.model), "gpu": _ref("gpu", v.gpu),
         "title": v.head.title, "description": v.head.description,
         "setup": {"quant": v.quant, "quality_grade": v.quant_grade, "context_tokens": v.context,
                   "kv_cache_type": v.kv_type, "sequences": 1},
@@ -209,20 +229,22 @@ def pair_document(key: PageKey, v: PairView) -> dict[str, Any]:
     }
 
 
-def model_document(key: PageKey, v: ModelView) -> dict[str, Any]:
+def model_document(key: PageKey, v: ModelView) -> ModelDocument:
     """The model page's numbers."""
     model = v.model
 
-    def setup(s: Setup | None) -> dict[str, Any] | None:
+    def setup(s: Setup | None) -> GpuSetup | None:
         return None if s is None else {"gpu": _ref("gpu", s.gpu), "gpu_count": s.count,
                                        "price_usd_per_hour": s.usd_per_hour, "price_usd_per_month": s.usd_per_month}
 
     return {
-        **_envelope("model", key), "id": model.id, "name": model.name, "title": v.head.title,
+        "kind": "model", **_envelope(key), "id": model.id, "name": model.name, "title": v.head.title,
         "description": v.head.description, "facts": _model_facts(model, v.about_model, v.architecture),
         "quality_grades": [{"quant": q, "quality_grade": g} for q, g in v.quality.items()],
         "requirements": [{"context_tokens": row.context, "sequences": row.sequences,
-                          "cells": [{"quant": q, **c} for q, c in row.cells.items()]} for row in v.requirements],
+                          "cells": [{"quant": q, "total_bytes": c["total_bytes"], "weights_bytes": c["weights_bytes"],
+                                     "kv_cache_bytes": c["kv_cache_bytes"]} for q, c in row.cells.items()]}
+                         for row in v.requirements],
         "cheapest_setups": [{"quant": s.quant, "single": setup(s.single), "multi": setup(s.multi)} for s in v.setups],
         "cheapest_serving": [
             {"precision": s.precision, "engine": s.engine, "gpu": _ref("gpu", s.gpu), "gpu_count": s.gpu_count,
@@ -243,11 +265,11 @@ def model_document(key: PageKey, v: ModelView) -> dict[str, Any]:
     }
 
 
-def gpu_document(key: PageKey, v: GpuView) -> dict[str, Any]:
+def gpu_document(key: PageKey, v: GpuView) -> GpuDocument:
     """The GPU page's numbers."""
     gpu = v.gpu
     return {
-        **_envelope("gpu", key), "id": gpu.id, "name": gpu.name, "title": v.head.title,
+        "kind": "gpu", **_envelope(key), "id": gpu.id, "name": gpu.name, "title": v.head.title,
         "description": v.head.description, "facts": _gpu_facts(gpu, v.device.usable_memory_bytes, v.about_gpu),
         "fits_count": v.fits_count, "offers": [_offer(o) for o in v.offers],
         "models": [_summary(_ref("model", r.model), r.quant, r.grade, r.heavy_loss, r.estimate,
@@ -257,10 +279,10 @@ def gpu_document(key: PageKey, v: GpuView) -> dict[str, Any]:
     }
 
 
-def index_document(key: PageKey, v: IndexView) -> dict[str, Any]:
+def index_document(key: PageKey, v: IndexView) -> IndexDocument:
     """Every model and GPU with its document, the popular pairs, the downloads, schemas and licence."""
     return {
-        **_envelope("index", key), "title": v.head.title, "description": v.head.description,
+        "kind": "index", **_envelope(key), "title": v.head.title, "description": v.head.description,
         "models": [{**_ref("model", m.model), "total_params": m.model.total_params} for m in v.models],
         "gpus": [{**_ref("gpu", g.gpu), "memory_bytes": g.gpu.memory_bytes, "usable_memory_bytes": g.usable}
                  for g in v.gpus],
@@ -271,7 +293,7 @@ def index_document(key: PageKey, v: IndexView) -> dict[str, Any]:
                           for p in v.popular],
         "popular_pairs_rule": v.popular_rule,
         "pair_json_path_template": urls.api_pair("{model}", "{gpu}"),
-        "schemas": {kind: urls.api_schema(kind) for kind in KINDS},
+        "schemas": {kind: urls.api_schema(kind) for kind in DOCUMENTS},
         "changelog_path": urls.api_changelog(),
         "assumption_labels": dict(sorted(labels.ASSUMPTION.items())),
         "downloads": {"pairs_csv_path": PAIRS_CSV, "datapackage_path": DATAPACKAGE},
@@ -279,9 +301,8 @@ def index_document(key: PageKey, v: IndexView) -> dict[str, Any]:
     }
 
 
-DOCUMENTS: dict[str, Callable[[PageKey, Any], dict[str, Any]]] = {
+DOCUMENTS: dict[str, Callable[[PageKey, Any], Mapping[str, object]]] = {
     "pair": pair_document, "model": model_document, "gpu": gpu_document, "index": index_document}
-KINDS = tuple(DOCUMENTS)
 
 
 def document_bytes(key: PageKey, view: Any) -> bytes:

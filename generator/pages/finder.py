@@ -7,17 +7,19 @@ named in the document) to keep the file small enough for a phone."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import urls
 from ..estimate import fidelity, fit
+from ..estimate.api import Verdict
+from ..estimate.fidelity import Grade
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
+from .documents import FinderDocument, FinderMultiGpu, FinderPick, FinderRun, FinderServing
 from .i18n import formatter
 from .viewmodels.model import serving_row
 
 _EN = formatter("en")
-VERDICTS = ("fits", "tight", "offload")  # a pair is listed when its recommended setup runs at or above the floor
-GRADES = ("native", "near_lossless", "good")  # at the floor, best first (fidelity.AT_FLOOR)
+# A pair is listed when its recommended setup runs at or above the floor.
+VERDICTS: tuple[Verdict, ...] = ("fits", "tight", "offload")
+GRADES: tuple[Grade, ...] = ("native", "near_lossless", "good")  # at the floor, best first (fidelity.AT_FLOOR)
 RUN_COLUMNS = ("model", "quant", "quality_grade", "verdict", "total_bytes", "decode_tokens_per_s",
                "max_context_tokens", "host_bytes")
 MEMORY_QUANTS = ("Q4_K_M", "BF16")  # the model page's summary figures: the floor's usual download, full precision
@@ -28,22 +30,23 @@ def shown_speed(tokens_per_s: float) -> float:
     return float(_EN.sig(tokens_per_s).replace(",", ""))
 
 
-def gpu_runs(site: SiteData, gpu_id: str, model_index: dict[str, int], quant_index: dict[str, int]) -> list[list]:
+def gpu_runs(site: SiteData, gpu_id: str, model_index: dict[str, int],
+             quant_index: dict[str, int]) -> list[FinderRun]:
     """The models listed for one GPU: each pair whose recommended setup runs at or above the quality floor."""
-    rows = []
+    rows: list[FinderRun] = []
     for model_id, index in model_index.items():
         pick = site.pairs[(model_id, gpu_id)]
         e, grade = pick.estimate, fidelity.grade(pick.quant, site.models[model_id].native_format)
         if e.verdict not in VERDICTS or grade not in GRADES:
             continue
-        rows.append([index, quant_index[pick.quant], GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
+        rows.append((index, quant_index[pick.quant], GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
                      shown_speed(e.decode_tokens_per_s), e.max_context_tokens or None,
-                     e.offload.host_bytes if e.offload else 0])
+                     e.offload.host_bytes if e.offload else 0))
     return rows
 
 
-def _picks(site: SiteData, model_id: str, gpu_index: dict[str, int], quant_index: dict[str, int]) -> list[dict]:
-    picks = []
+def _picks(site: SiteData, model_id: str, gpu_index: dict[str, int], quant_index: dict[str, int]) -> list[FinderPick]:
+    picks: list[FinderPick] = []
     for pick in site.recommendations(model_id):
         if pick.role not in ("fastest", "value", "cloud"):
             continue
@@ -59,14 +62,14 @@ def _picks(site: SiteData, model_id: str, gpu_index: dict[str, int], quant_index
     return picks
 
 
-def _setups(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[dict]:
+def _setups(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[FinderMultiGpu]:
     """The model page's cheapest rentable multi-GPU setups (where no single GPU holds a precision)."""
     return [{"quant": s["quant"], "gpu": gpu_index[s["multi"]["gpu"].id], "gpu_count": s["multi"]["count"],
              "price_usd_per_hour": s["multi"]["usd_per_hour"]}
             for s in site.cheapest_setups(model_id) if s["multi"] and not s["single"]]
 
 
-def _serving(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[dict]:
+def _serving(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[FinderServing]:
     rows = [serving_row(site, choice, model_id, "en") for choice in site.cheapest_serving(model_id)]
     return [{"precision": r.precision, "gpu": gpu_index[r.gpu.id], "gpu_count": r.gpu_count, "engine": r.engine,
              "concurrency": r.concurrency, "tokens_per_s_per_user": shown_speed(r.tokens_per_s_per_user),
@@ -74,7 +77,7 @@ def _serving(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[d
              "price_usd_per_gpu_hour": r.usd_per_gpu_hour} for r in rows]
 
 
-def finder_document(site: SiteData, version: str) -> dict[str, Any]:
+def finder_document(site: SiteData, version: str) -> FinderDocument:
     """The finder's data: GPUs with the models that run on them, models with where to run them."""
     catalog = site.catalog
     model_ids = sorted(catalog.models, key=lambda m: (catalog.models[m].family, catalog.models[m].total_params, m))

@@ -7,89 +7,51 @@ from __future__ import annotations
 import csv
 import io
 import posixpath
-from collections.abc import Callable
 from typing import Any
 
 from .. import urls
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from . import api, api_schema, finder
+from .documents import PairsCsvRow
 from .i18n import formatter
-from .viewmodels.common import PROMPT_TOKENS, OfferRow, offer_rows, rental_cost
+from .viewmodels.common import OfferRow, offer_rows, rental_cost
 
 _EN = formatter("en")  # the data files are in English
-Getter = Callable[[Any], Any]  # a CSV row's value, from the Row below
 
 
-class Row:
+def _speed(value: float | None, runs: bool) -> float | None:
+    return value if runs else None
+
+
+def pairs_csv_row(site: SiteData, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]) -> PairsCsvRow:
     """One pair of the CSV: the pages' recommended setup and its rental cost, the objects the pair page shows."""
-
-    def __init__(self, site: SiteData, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]):
-        pick = site.pairs[(model_id, gpu_id)]
-        self.model, self.gpu = site.catalog.models[model_id], site.catalog.gpus[gpu_id]
-        self.quant, self.e = pick.quant, pick.estimate
-        self.cost = rental_cost(offers, self.e)
-
-
-def _speed(name: str) -> Getter:
-    return lambda r: getattr(r.e, name) if r.e.runs else None
-
-
-def _cost(name: str) -> Getter:
-    return lambda r: getattr(r.cost, name) if r.cost else None
-
-
-# (column, Frictionless type, description, value): the data dictionary and the CSV come from this one table.
-COLUMNS: tuple[tuple[str, str, str, Getter], ...] = (
-    ("model_id", "string", "Model id (catalogue file name)", lambda r: r.model.id),
-    ("model_name", "string", "Model name", lambda r: r.model.name),
-    ("gpu_id", "string", "GPU id (catalogue file name)", lambda r: r.gpu.id),
-    ("gpu_name", "string", "GPU name", lambda r: r.gpu.name),
-    ("quant", "string", "Recommended quantization: the best-quality one that fits, else the smallest that offloads",
-     lambda r: r.quant),
-    ("context_tokens", "integer", "Context length of the setup, tokens (one sequence, f16 KV cache, llama.cpp)",
-     lambda r: PAGE_CONTEXT_TOKENS),
-    ("verdict", "string", "fits | tight | offload | no_fit", lambda r: r.e.verdict),
-    ("weights_bytes", "integer", "Weights on the GPU, bytes", lambda r: r.e.weights_bytes),
-    ("kv_cache_bytes", "integer", "KV cache, bytes", lambda r: r.e.kv_cache_bytes),
-    ("runtime_overhead_bytes", "integer", "Runtime buffers and context, bytes", lambda r: r.e.runtime_overhead_bytes),
-    ("total_bytes", "integer", "Total memory needed, bytes", lambda r: r.e.total_bytes),
-    ("usable_bytes", "integer", "Memory usable for models on this GPU, bytes", lambda r: r.e.usable_bytes),
-    ("margin_bytes", "integer", "Usable minus total, bytes (negative: does not fit)", lambda r: r.e.margin_bytes),
-    ("max_context_tokens", "integer", "Longest context that fits, tokens (empty: does not run)",
-     lambda r: r.e.max_context_tokens or None),
-    ("max_sequences", "integer", "Concurrent sequences at this context (empty: does not run)",
-     lambda r: r.e.max_sequences or None),
-    ("decode_tokens_per_s", "number", "Decode speed, one sequence, tokens per second (empty: does not run)",
-     _speed("decode_tokens_per_s")),
-    ("prefill_tokens_per_s", "number", f"Prefill speed, {_EN.tokens(PROMPT_TOKENS)}-token prompt, tokens per second",
-     _speed("prefill_tokens_per_s")),
-    ("ttft_s", "number", f"Time to first token of a {_EN.tokens(PROMPT_TOKENS)}-token prompt, seconds", _speed("ttft_s")),
-    ("batched_tokens_per_s", "number", "Decode throughput with max_sequences sequences, tokens per second",
-     _speed("batched_tokens_per_s")),
-    ("price_usd_per_gpu_hour", "number", "Cheapest catalogued cloud price per GPU-hour, USD (empty: no offer)",
-     _cost("usd_per_hour")),
-    ("usd_per_million_tokens_single", "number", "Rental cost per 1M output tokens, one sequence, USD",
-     _cost("single_usd_per_mtok")),
-    ("usd_per_million_tokens_batched", "number", "Rental cost per 1M output tokens, batched, USD",
-     _cost("batched_usd_per_mtok")),
-    ("pair_json_path", "string", "The pair's JSON document, relative to the site's base URL",
-     lambda r: urls.api_pair(r.model.id, r.gpu.id)),
-)
-
-
-def _cell(value: Any) -> Any:
-    return "" if value is None else repr(value) if isinstance(value, float) else value
+    pick = site.pairs[(model_id, gpu_id)]
+    model, gpu, e = site.catalog.models[model_id], site.catalog.gpus[gpu_id], pick.estimate
+    cost = rental_cost(offers, e)
+    return {
+        "model_id": model.id, "model_name": model.name, "gpu_id": gpu.id, "gpu_name": gpu.name, "quant": pick.quant,
+        "context_tokens": PAGE_CONTEXT_TOKENS, "verdict": e.verdict, "weights_bytes": e.weights_bytes,
+        "kv_cache_bytes": e.kv_cache_bytes, "runtime_overhead_bytes": e.runtime_overhead_bytes,
+        "total_bytes": e.total_bytes, "usable_bytes": e.usable_bytes, "margin_bytes": e.margin_bytes,
+        "max_context_tokens": e.max_context_tokens or None, "max_sequences": e.max_sequences or None,
+        "decode_tokens_per_s": _speed(e.decode_tokens_per_s, e.runs),
+        "prefill_tokens_per_s": _speed(e.prefill_tokens_per_s, e.runs), "ttft_s": _speed(e.ttft_s, e.runs),
+        "batched_tokens_per_s": _speed(e.batched_tokens_per_s, e.runs),
+        "price_usd_per_gpu_hour": cost.usd_per_hour if cost else None,
+        "usd_per_million_tokens_single": cost.single_usd_per_mtok if cost else None,
+        "usd_per_million_tokens_batched": cost.batched_usd_per_mtok if cost else None,
+        "pair_json_path": urls.api_pair(model.id, gpu.id),
+    }
 
 
 def pairs_csv(site: SiteData) -> bytes:
-    """One row per (model, GPU) pair, by model then GPU id."""
+    """One row per (model, GPU) pair, by model then GPU id; the columns are ``PairsCsvRow``'s keys."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([name for name, *_ in COLUMNS])
+    writer = csv.DictWriter(out, [field["name"] for field in api_schema.csv_fields()], lineterminator="\n")
+    writer.writeheader()  # a row with a key the type does not declare raises
     offers = {g: offer_rows(site, g) for g in site.catalog.gpus}
     for model_id, gpu_id in sorted(site.pairs):
-        row = Row(site, model_id, gpu_id, offers[gpu_id])
-        writer.writerow([_cell(get(row)) for *_, get in COLUMNS])
+        writer.writerow(pairs_csv_row(site, model_id, gpu_id, offers[gpu_id]))
     return out.getvalue().encode()
 
 
@@ -107,7 +69,7 @@ def datapackage(base_url: str) -> dict[str, Any]:
             "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource",
             "format": "csv",
             "mediatype": "text/csv", "encoding": "utf-8",
-            "schema": {"fields": [{"name": name, "type": kind, "description": text} for name, kind, text, _ in COLUMNS],
+            "schema": {"fields": api_schema.csv_fields(),
                        "primaryKey": ["model_id", "gpu_id"], "missingValues": [""]}}],
     }
 
@@ -177,7 +139,7 @@ relative to {base_url}.
 def files(site: SiteData, base_url: str) -> list[tuple[str, bytes]]:
     """Every site-wide open-data file as (site path, bytes)."""
     schemas = [(urls.api_schema(kind),
-                api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api_schema.SCHEMAS]
+                api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api_schema.KINDS]
     return [*schemas, (urls.api_changelog(), changelog()),
             (urls.FINDER_JSON, api.dumps(finder.finder_document(site, api.SCHEMA_VERSION))), (urls.PAIRS_CSV, pairs_csv(site)),
             (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(site, base_url))]

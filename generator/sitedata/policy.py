@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from ..catalog.schema import Catalog, CloudOffer, CloudProvider, Model
 from ..estimate import cost, fidelity, serving_setup
@@ -105,11 +105,14 @@ def rents(offer_gpu_count: int, count: int) -> bool:
     return offer_gpu_count >= count and offer_gpu_count % count == 0
 
 
+Role = Literal["fastest", "value", "older", "apple", "cloud"]
+
+
 class Pick(NamedTuple):
     """One recommended GPU for a model: its role, the GPU, a cloud offer (cheapest-cloud role) and whether no GPU
     held the model at or above the quality floor, so the pick is below it."""
 
-    role: str
+    role: Role
     gpu: str
     offer: dict | None
     below_floor: bool

@@ -70,7 +70,7 @@ def _check_model(site: Path, doc: dict, model: dict) -> None:
 
 def test_the_finder_lists_every_floor_pair_with_its_pages_figures(fixture_site: Path):
     doc = _json(fixture_site, FINDER)
-    jsonschema.validate(doc, api_schema.SCHEMAS["finder"])
+    jsonschema.validate(doc, api_schema.schema("finder"))
     runs = _runs(doc)
     assert runs  # the fixture has pairs at the floor
     for model in doc["models"]:
@@ -92,7 +92,7 @@ def test_example_pairs_are_at_the_floor_and_show_their_quant(fixture_site: Path)
 @pytest.mark.slow
 def test_a_sample_of_50_real_pairs_matches_the_pair_pages(real_site: Path):
     doc = _json(real_site, FINDER)
-    jsonschema.validate(doc, api_schema.SCHEMAS["finder"])
+    jsonschema.validate(doc, api_schema.schema("finder"))
     runs = _runs(doc)
     pairs = sorted((m["id"], g["id"]) for m in doc["models"] for g in doc["gpus"])
     sample = random.Random(28).sample(sorted(runs), 25) + random.Random(29).sample(pairs, 25)  # listed or not

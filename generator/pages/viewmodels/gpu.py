@@ -35,7 +35,7 @@ class ModelRow(NamedTuple):
     path: str
     quant: str
     estimate: Estimate
-    grade: str
+    grade: fidelity.Grade
     heavy_loss: bool  # held only below the quality floor: listed after every model held above it
 
 

@@ -61,7 +61,7 @@ class PopularPair(NamedTuple):
     path: str
     estimate: Estimate
     quant: str
-    grade: str
+    grade: fidelity.Grade
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,7 @@ class ServingRow(NamedTuple):
 
 
 class FinetuneRow(NamedTuple):
-    method: str
+    method: finetune.Method
     est: finetune.FinetuneEstimate
     gpu: tuple[str, str] | None  # (id, name) of the smallest setup that holds it
 
@@ -84,7 +84,7 @@ class GpuRow(NamedTuple):
     path: str
     quant: str
     estimate: Estimate
-    grade: str
+    grade: fidelity.Grade
     heavy_loss: bool  # holds the model only below the quality floor: listed after every GPU that holds it above
 
 
@@ -103,7 +103,7 @@ class ModelView:
     model: Model
     spec: ModelSpec
     requirements: tuple[RequirementRow, ...]
-    quality: Mapping[str, str]
+    quality: Mapping[str, fidelity.Grade]
     context: int
     setups: tuple[SetupRow, ...]
     hours_per_month: float

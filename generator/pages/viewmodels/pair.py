@@ -13,7 +13,7 @@ from ... import urls
 from ...catalog import freshness
 from ...catalog.schema import Gpu, Model
 from ...estimate import bands, cost, fidelity, finetune, speed
-from ...estimate.api import Estimate, ModelSpec
+from ...estimate.api import Estimate, ModelSpec, Verdict
 from ...estimate.fit import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
 from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, SiteData, matrix_quants
 from ...sitedata.policy import meets_floor
@@ -67,7 +67,7 @@ class SplitPart(NamedTuple):
 class MatrixRow(NamedTuple):
     quant: str
     est: Estimate
-    grade: str
+    grade: fidelity.Grade
     at_floor: bool
     pick: bool  # the page's recommended quantization
     best_gpu: Gpu | None
@@ -104,9 +104,9 @@ class RentVsBuy(NamedTuple):
 
 
 class FinetuneRow(NamedTuple):
-    method: str
+    method: finetune.Method
     est: finetune.FinetuneEstimate
-    verdict: str
+    verdict: Verdict
     grads_optimizer_bytes: int
     suggestion: str | None
     suggestion_path: str | None
@@ -183,7 +183,7 @@ class PairView:
     quant: str
     context: int
     prompt_tokens: int
-    quant_grade: str
+    quant_grade: fidelity.Grade
     quant_at_floor: bool
     kv_type: str
     device_memory_bytes: int
