@@ -1,11 +1,13 @@
 """Fit the serving constants per engine on generator/data/serving/ and write serving_constants.py.
 
 Run ``python -m generator.cli.fit_serving`` (it reads catalog/ and writes serving_constants.py; this module does no I/O).
-Per engine and backend (cuda, rocm), three constants (bandwidth efficiency, compute efficiency, fixed seconds per
-step) minimise a soft-L1 loss on ln(predicted / measured) of throughput per GPU and tokens/s per user over that
-group's rows (TTFT is reported, not fitted). Efficiencies stay at most 1. Groups with only offline maxima fit the
-compute efficiency alone; groups without rows borrow a donor's constants (see ``fit``). Cross-validation refits on
-the training rows of each fold: leave one GPU out and leave one source out.
+Per engine and backend (cuda, rocm), up to four constants (bandwidth efficiency, compute efficiency, fixed seconds per
+step, latency of one collective between tensor-parallel GPUs) minimise a soft-L1 loss on ln(predicted / measured) of
+throughput per GPU and tokens/s per user over that group's rows, each row weighted 1 / √(rows of its source); the
+fixed latency per request is then fitted on the TTFT of rows at low load. A group fits only the constants its rows
+can tell apart (see ``fields_for``); the rest come from a donor group. The bandwidth efficiency stays at most
+``MAX_BANDWIDTH_EFFICIENCY`` (what a memory-bound GEMV reaches), the compute efficiency at most 1. Cross-validation
+refits on the training rows of each fold: leave one GPU out and leave one source out.
 """
 
 from __future__ import annotations
@@ -18,27 +20,43 @@ from pathlib import Path
 from typing import Any
 
 from . import serving_calibration as sc
-from .fit_constants import nelder_mead, soft_l1
+from .fit_constants import LOSS_SCALE, nelder_mead
 from .serving import SERVING_ENGINES, ServingConstants
 from .speed import ALL_REDUCE_LATENCY_S
 
 CONSTANTS_PATH = Path(__file__).resolve().parent / "serving_constants.py"
-# The collective latency is not fitted: every calibration run with a measured per-user speed is tensor parallel
-# over 4-8 GPUs of one model (DeepSeek-R1, 61 layers), where a fixed step cost and a per-layer collective cost are
-# one number; it stays at the speed model's assumed small-message all-reduce latency.
-FIELDS = ("bandwidth_efficiency", "compute_efficiency", "step_s")
-BOUNDED = ("bandwidth_efficiency", "compute_efficiency")
+# The collective latency starts (and stays, for groups without runs on one GPU next to tensor-parallel runs) at the
+# speed model's assumed small-message all-reduce latency: on tensor-parallel runs alone it is one number with the
+# fixed step cost.
+FIELDS = ("bandwidth_efficiency", "compute_efficiency", "step_s", "all_reduce_s")
+# Upper bounds: a decode GEMV streams weights at about 80-90 % of datasheet HBM/GDDR bandwidth (the share the
+# llama.cpp fit and public GEMV microbenchmarks land in); tensor-core GEMMs cannot beat the datasheet rate.
+MAX_BANDWIDTH_EFFICIENCY = 0.9
+BOUNDS = {"bandwidth_efficiency": MAX_BANDWIDTH_EFFICIENCY, "compute_efficiency": 1.0}
 FITTED_KINDS = ("output_per_gpu", "total_per_gpu", "user_tps")
-START = ServingConstants("start", bandwidth_efficiency=0.7, compute_efficiency=0.4, step_s=5e-3,
+START = ServingConstants("start", bandwidth_efficiency=0.7, compute_efficiency=0.4, step_s=2e-3,
                          all_reduce_s=ALL_REDUCE_LATENCY_S)
 
 
 def _with(c: ServingConstants, logs: Iterable[float], fields: tuple[str, ...] = FIELDS) -> ServingConstants:
     values: dict[str, Any] = {name: math.exp(v) for name, v in zip(fields, logs)}
-    for name in BOUNDED:
+    for name, bound in BOUNDS.items():
         if name in values:
-            values[name] = min(values[name], 1.0)
+            values[name] = min(values[name], bound)
     return replace(c, **values)
+
+
+def _soft_l1(r: float) -> float:
+    return 2 * LOSS_SCALE**2 * (math.sqrt(1 + (r / LOSS_SCALE) ** 2) - 1)
+
+
+def source_weights(cases: list[sc.Case]) -> dict[str, float]:
+    """Weight of each row by its source: 1 / √(rows of that source), so that one source's many rows of one model
+    do not outvote every other source (with 1 / rows, a two-row write-up would outvote a 400-row sweep)."""
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.row.source] = counts.get(case.row.source, 0) + 1
+    return {source: n ** -0.5 for source, n in counts.items()}
 
 
 def fit_cases(cases: list[sc.Case], engine: str, start: ServingConstants = START,
@@ -46,17 +64,18 @@ def fit_cases(cases: list[sc.Case], engine: str, start: ServingConstants = START
     """Constants (``fields`` of them, the rest from ``start``) minimising the robust log error of throughput and
     per-user speed over ``cases``."""
     start = replace(start, engine=engine)
+    weight = source_weights(cases)
 
     def loss(x: list[float]) -> float:
         c = _with(start, x, fields)
-        residuals = []
+        total = 0.0
         for case in cases:
             for kind, e in sc.errors(case, c).items():
                 if kind in FITTED_KINDS:
-                    residuals.append(math.log(1 + e))
-        return soft_l1(residuals)
+                    total += weight[case.row.source] * _soft_l1(math.log(1 + e))
+        return total
 
-    best = [math.log(getattr(start, f)) for f in fields]
+    best = [math.log(max(getattr(start, f), 1e-5)) for f in fields]
     for _ in range(2):
         best = nelder_mead(loss, best, iterations=600, tolerance=1e-7)
     dates = sorted(case.row.date for case in cases if case.row.date[:2] == "20")
@@ -81,25 +100,58 @@ def _donor(key: str, fitted: dict[str, ServingConstants]) -> ServingConstants | 
     return None
 
 
+SATURATED = 64  # rows at this concurrency or more (or offline maxima) pin the compute efficiency
+SPREAD = 16  # per-user rows of one model over this ratio of concurrencies pin the bandwidth efficiency
+
+
+def fields_for(cases: list[sc.Case]) -> tuple[str, ...]:
+    """The constants a group's rows can tell apart: the compute efficiency needs saturated rows; the per-step cost
+    needs measured per-user speeds; the bandwidth efficiency needs them for two models or over a wide range of
+    concurrency (one model at a few loads cannot tell bytes from fixed cost); the collective latency needs them both
+    on one GPU and tensor parallel (else it is one number with the per-step cost)."""
+    loaded = [c for c in cases if c.row.user_tps]
+    saturated = any(c.row.concurrency is None or c.row.concurrency >= SATURATED for c in cases)
+    levels = [c.row.concurrency for c in loaded if c.row.concurrency]
+    spread = len({c.row.model for c in loaded}) > 1 or (levels and max(levels) >= SPREAD * min(levels))
+    parallel = {c.row.tensor_parallel > 1 for c in loaded}
+    return ((("bandwidth_efficiency",) if spread else ()) + (("compute_efficiency",) if saturated else ())
+            + (("step_s",) if loaded else ()) + (("all_reduce_s",) if len(parallel) > 1 else ()))
+
+
+def fit_request_s(cases: list[sc.Case], c: ServingConstants) -> ServingConstants:
+    """The fixed latency per request, from the TTFT of rows at low load (``sc.LOW_CONCURRENCY`` requests or fewer,
+    where queueing is small); ``c`` unchanged when the group has none."""
+    low = [case for case in cases if case.row.ttft and case.row.concurrency is not None
+           and case.row.concurrency <= sc.LOW_CONCURRENCY]
+    if not low:
+        return c
+    weight = source_weights(low)
+
+    def loss(x: list[float]) -> float:
+        trial = replace(c, request_s=math.exp(x[0]))
+        return sum(weight[case.row.source] * _soft_l1(math.log(1 + sc.errors(case, trial)["ttft"])) for case in low)
+
+    return replace(c, request_s=math.exp(nelder_mead(loss, [math.log(0.02)], iterations=200, tolerance=1e-8)[0]))
+
+
 def fit(cases: list[sc.Case]) -> dict[str, ServingConstants]:
     """Constants per engine/backend group.
 
-    Groups with load-dependent rows (a measured per-user speed) fit all four constants. Groups with only offline
-    maxima cannot tell the fixed per-step cost from the efficiencies: they fit the compute efficiency only, the rest
-    taken from a donor group (another engine on the same backend). Groups without rows borrow a donor's constants."""
+    Groups fit the constants their rows determine (``fields_for``), in order of how many they determine; the rest
+    come from a donor group fitted before (another engine on the same backend, else the same engine on another).
+    Groups without rows borrow a donor's constants."""
     fitted: dict[str, ServingConstants] = {}
     by_group = {k: [c for c in cases if group(c) == k] for k in GROUPS}
-    loaded = [k for k in GROUPS if any(c.row.user_tps for c in by_group[k])]
-    for k in loaded:
-        fitted[k] = fit_cases(by_group[k], k)
-    for k in GROUPS:
-        if k in fitted:
+    fields = {k: fields_for(by_group[k]) for k in GROUPS}
+    for k in sorted(GROUPS, key=lambda g: (-len(fields[g]), GROUPS.index(g))):
+        donor = _donor(k, fitted)
+        if not fields[k]:
+            fitted[k] = replace(donor or START, engine=k, fitted="", borrowed_from=donor.engine if donor else "")
             continue
-        donor = _donor(k, fitted) or START
-        if by_group[k]:
-            fitted[k] = replace(fit_cases(by_group[k], k, donor, ("compute_efficiency",)), borrowed_from=donor.engine)
-        else:
-            fitted[k] = replace(donor, engine=k, fitted="", borrowed_from=donor.engine)
+        complete = {"bandwidth_efficiency", "compute_efficiency", "step_s"} <= set(fields[k])
+        start = START if complete or donor is None else donor
+        constants = fit_request_s(by_group[k], fit_cases(by_group[k], k, start, fields[k]))
+        fitted[k] = replace(constants, borrowed_from="" if complete or donor is None else donor.engine)
     return {k: fitted[k] for k in GROUPS}
 
 
@@ -132,7 +184,9 @@ def write(constants: dict[str, ServingConstants], cv: list[tuple[str, str, int, 
     for name, c in constants.items():
         lines.append(f"    {name!r}: ServingConstants({name!r}, bandwidth_efficiency={c.bandwidth_efficiency!r}, "
                      f"compute_efficiency={c.compute_efficiency!r}, step_s={c.step_s!r}, "
-                     f"all_reduce_s={c.all_reduce_s!r}, fitted={c.fitted!r}, borrowed_from={c.borrowed_from!r}),")
+                     f"all_reduce_s={c.all_reduce_s!r}, request_s={c.request_s!r}, "
+                     f"fitted={c.fitted!r}, "
+                     f"borrowed_from={c.borrowed_from!r}),")
     lines += ["}", "", "# (kind, validation, rows, median |error|, share within ±25 %)",
               f"CV_STATS: tuple[tuple[str, str, int, float, float], ...] = {tuple(cv)!r}",
               f"FIT_STATS: tuple[tuple[str, str, int, float, float], ...] = {tuple(in_sample)!r}", ""]

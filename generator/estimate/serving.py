@@ -23,8 +23,10 @@ exchange tokens all-to-all. GPUs beyond one replica (gpu_count / tensor_parallel
 
 Per user: tokens/s = 1 / t_step (the prefill share slows everyone, as in a measured TPOT). Output tokens/s per GPU
 = C / t_step / n; total = output · (P + O) / O; ``prefill_share`` = the prefill part of t_step (pages split the GPU
-cost between input and output tokens by it). Time to first token = the step already running, then ⌈P / chunk⌉
-steps that each carry one chunk of the prompt next to the C decodes.
+cost between input and output tokens by it). Time to first token = the engine's fixed latency per request
+(``request_s``: HTTP, tokenizer, scheduler), half a decode step (the one running when the request arrives), then
+⌈P / chunk⌉ steps that each carry one chunk of the prompt next to the C decodes, stretched by 1 / (1 − ρ) for the
+prompts queued ahead (ρ = ``prefill_share``: a single server busy with prompts a share ρ of its time).
 Concurrency is capped by the KV cache: ⌊KV pool / KV bytes of one request of P + O tokens⌋ (``kv_capacity``).
 """
 
@@ -74,6 +76,7 @@ class ServingConstants:
     compute_efficiency: float  # share of datasheet tensor FLOPS at the compute precision
     step_s: float  # fixed cost per step: scheduling, sampling, launches not hidden by graphs
     all_reduce_s: float  # latency of one collective between the GPUs of a replica
+    request_s: float = 0.0  # fixed latency of a request before its first token: HTTP, tokenizer, scheduler, detokenizer
     prefill_chunk_tokens: int = 8192  # prompt tokens one step may carry (max_num_batched_tokens and equivalents)
     fitted: str = ""  # date of the newest measurement the fit saw; "" = not fitted
     borrowed_from: str = ""  # the group whose constants stand in where this one has no (or too few) rows
@@ -82,7 +85,7 @@ class ServingConstants:
     def provenance(self) -> str:
         """How the constants were obtained, in words."""
         if self.fitted and self.borrowed_from:
-            return f"compute efficiency fitted on data to {self.fitted}, the rest from {self.borrowed_from}"
+            return f"fitted on data to {self.fitted}; what those data cannot pin down from {self.borrowed_from}"
         if self.fitted:
             return f"fitted on data to {self.fitted}"
         return f"not fitted: borrowed from {self.borrowed_from}" if self.borrowed_from else "not fitted"
@@ -93,6 +96,7 @@ class ServingConstants:
                 ("serving.bandwidth_efficiency", f"{self.bandwidth_efficiency:.3f}"),
                 ("serving.compute_efficiency", f"{self.compute_efficiency:.3f}"),
                 ("serving.step_s", f"{self.step_s * 1e3:.2f} ms per step"),
+                ("serving.request_s", f"{self.request_s * 1e3:.1f} ms per request before its first token"),
                 ("serving.all_reduce_s", f"{self.all_reduce_s * 1e6:.1f} µs per collective"),
                 ("serving.prefill_chunk_tokens", f"{self.prefill_chunk_tokens}"))
 
@@ -218,8 +222,9 @@ def serve(work: Workload, device: ServingDevice, c: ServingConstants, concurrenc
     chunk = min(prompt, c.prefill_chunk_tokens)
     chunks = math.ceil(prompt / chunk)
     t_chunk = decode + prefill_chunk_s(work, device, c, chunk, prompt)
-    return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t,
-                        t + chunks * t_chunk, t, prefill / t)
+    share = prefill / t
+    ttft = c.request_s + decode / 2 + chunks * t_chunk / max(1.0 - share, 0.05)  # floor: a saturated queue
+    return ServingPoint(concurrency, out_per_gpu, out_per_gpu * (prompt + output) / output, 1.0 / t, ttft, t, share)
 
 
 def kv_capacity(pool_bytes: float, bytes_per_request: float) -> int:

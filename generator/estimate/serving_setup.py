@@ -21,7 +21,7 @@ KV cache in FP8 for FP8/FP4 precisions on GPUs with FP8. Constants are per engin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from . import api, serving, vllm_support
@@ -35,6 +35,10 @@ PRECISIONS: dict[str, str] = {"BF16": "BF16", "FP8": "FP8", "NVFP4": "NVFP4", "M
 MIB = 2**20
 GIB = 2**30
 TRTLLM_FREE_FRACTION = 0.9
+# vLLM's default max_num_batched_tokens for `vllm serve` (EngineArgs.get_batch_defaults, vllm/engine/arg_utils.py):
+# 8192 on GPUs of 70 GiB or more except the A100, 2048 on the rest (vLLM PR #17885: a large budget slowed the A100).
+VLLM_LARGE_GPU_BYTES = 70 * 2**30
+VLLM_CHUNK_LARGE, VLLM_CHUNK_SMALL = 8192, 2048
 
 
 class ServingError(ValueError):
@@ -94,6 +98,12 @@ def constants_for(engine: str, backend: str) -> ServingConstants:
     from .serving_constants import CONSTANTS
 
     return CONSTANTS[f"{engine}/{backend}"]
+
+
+def vllm_chunk_tokens(device: DeviceSpec) -> int:
+    """Prompt tokens one vLLM step may carry by default on one GPU of ``device`` (see VLLM_LARGE_GPU_BYTES)."""
+    large = device.memory_bytes // device.count >= VLLM_LARGE_GPU_BYTES and "a100" not in device.name.lower()
+    return VLLM_CHUNK_LARGE if large else VLLM_CHUNK_SMALL
 
 
 def compute_flops(device: DeviceSpec, precision: str) -> float:
@@ -184,7 +194,10 @@ def setup(model: api.ModelSpec, device: DeviceSpec, engine: str, precision: str,
                            f"at {precision}")
     sdev = ServingDevice(device.bandwidth_bytes_per_s, flops, device.count, tp, attention_data_parallel,
                          device.interconnect_bytes_per_s)
-    return ServingSetup(p.work, sdev, constants_for(engine, device.backend), per_replica * sdev.replicas, kv_type, tp,
+    constants = constants_for(engine, device.backend)
+    if engine == "vllm":
+        constants = replace(constants, prefill_chunk_tokens=vllm_chunk_tokens(device))
+    return ServingSetup(p.work, sdev, constants, per_replica * sdev.replicas, kv_type, tp,
                         p.weights_gpu_bytes // tp, pool // tp, device.backend)
 
 

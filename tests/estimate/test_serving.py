@@ -35,8 +35,19 @@ def test_dense_hand_worked() -> None:
     assert point.tokens_per_s_per_user == pytest.approx(1 / step, rel=1e-9)
     assert point.output_tokens_per_s_per_gpu == pytest.approx(8 / step, rel=1e-9)  # 403.45 tok/s
     assert point.total_tokens_per_s_per_gpu == pytest.approx(16 / step, rel=1e-9)
-    # TTFT: the running step, then one chunk step (decode 19.572864 ms + prompt 32 ms)
-    assert point.ttft_s == pytest.approx(step + 0.019572864 + 0.032, rel=1e-9)
+    # TTFT: half the running decode step, then one chunk step (decode 19.572864 ms + prompt 32 ms) stretched by
+    # 1 / (1 − ρ) for the prompts ahead, ρ = 0.256 / 19.828864 = 1.2910 % of the time on prompts: 62.0338 ms
+    share = 0.000256 / step
+    assert point.prefill_share == pytest.approx(share, rel=1e-9)
+    assert point.ttft_s == pytest.approx(0.019572864 / 2 + (0.019572864 + 0.032) / (1 - share), rel=1e-9)
+    assert point.ttft_s == pytest.approx(0.0620338, rel=1e-6)
+
+
+def test_request_latency_adds_to_ttft_only() -> None:
+    base = serving.serve(DENSE, DEVICE, C, 4, 1000, 1000)
+    more = serving.serve(DENSE, DEVICE, replace(C, request_s=0.03), 4, 1000, 1000)
+    assert more.ttft_s == pytest.approx(base.ttft_s + 0.03, rel=1e-12)
+    assert more.step_s == base.step_s and more.tokens_per_s_per_user == base.tokens_per_s_per_user
 
 
 def test_moe_hand_worked() -> None:
@@ -119,6 +130,18 @@ def test_concurrency_never_exceeds_kv_capacity(catalog, engine: str) -> None:
     long = _estimate(catalog, "llama-3.1-8b", "h100-sxm", 1, engine=engine, precision="FP8", prompt_tokens=2048,
                      output_tokens=2048)
     assert long.setup.max_concurrency in (e.setup.max_concurrency // 2, e.setup.max_concurrency // 2 + 1)
+
+
+@pytest.mark.parametrize("gpu, count, tokens", [("h100-sxm", 1, 8192), ("h200", 2, 8192), ("a100-80gb-sxm", 1, 2048),
+                                                ("rtx-4090", 1, 2048), ("rtx-4090", 4, 2048)])
+def test_vllm_chunk_budget_follows_its_batch_defaults(catalog, gpu: str, count: int, tokens: int) -> None:
+    # 70 GiB or more per GPU and not an A100: 8192 prompt tokens per step, else 2048 (per GPU, not per group)
+    e = _estimate(catalog, "llama-3.1-8b", gpu, count, precision="BF16", prompt_tokens=4096, output_tokens=64,
+                  concurrency=1)
+    assert e.setup.constants.prefill_chunk_tokens == tokens
+    sglang = _estimate(catalog, "llama-3.1-8b", gpu, count, engine="sglang", precision="BF16", concurrency=1)
+    default = serving_setup.constants_for("sglang", "cuda").prefill_chunk_tokens
+    assert sglang.setup.constants.prefill_chunk_tokens == default
 
 
 def test_more_gpus_hold_more_requests(catalog) -> None:

@@ -64,6 +64,7 @@ class ServingConstant:
     bandwidth_efficiency: float
     compute_efficiency: float
     step_ms: float
+    request_ms: float
     all_reduce_us: float
     provenance: str
 
@@ -103,8 +104,9 @@ def serving_methodology() -> ServingMethodology:
     from ...estimate import serving_constants
 
     return ServingMethodology(
-        tuple(ServingConstant(key, c.bandwidth_efficiency, c.compute_efficiency, c.step_s * 1e3, c.all_reduce_s * 1e6,
-                              c.provenance) for key, c in serving_constants.CONSTANTS.items()),
+        tuple(ServingConstant(key, c.bandwidth_efficiency, c.compute_efficiency, c.step_s * 1e3, c.request_s * 1e3,
+                              c.all_reduce_s * 1e6, c.provenance)
+              for key, c in serving_constants.CONSTANTS.items()),
         tuple(ServingError(*row) for row in serving_constants.CV_STATS + serving_constants.FIT_STATS),
         serving.MIN_USER_TOKENS_PER_S)
 
