@@ -7,7 +7,7 @@ JOBS ?=
 STRICT ?= 0
 BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) $(if $(JOBS),--jobs $(JOBS),)
 
-.PHONY: build test serve i18n check prices-report accuracy bench bench-scale audit browser node clean golden
+.PHONY: build test serve i18n check lint prices-report accuracy bench bench-scale audit browser node clean golden
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,13 @@ $(STAMP): pyproject.toml
 build: $(STAMP)
 	$(PY) -m generator build $(BUILD_FLAGS)
 
-check: $(STAMP)
+check: lint
 	$(PY) -m generator check
+
+# ruff and mypy, as configured in pyproject.toml (a few seconds).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check generator tests
+	$(VENV)/bin/mypy
 
 # Cloud offers by age, oldest first: which prices to read again.
 prices-report: $(STAMP)
@@ -49,7 +54,7 @@ node:
 	  [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error; \
 	fi
 
-test: $(STAMP) browser node
+test: lint $(STAMP) browser node
 	$(PY) -m pytest
 
 bench: $(STAMP)

@@ -3,13 +3,24 @@ catalogue)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .catalog.schema import Gpu, Model
 from .estimate.api import ModelSpec, native_format
 from .estimate.architecture import parse_hf_config
-from .estimate.device import (DeviceSpec, Parallel, ampere_or_newer, geforce_rate, is_hbm, is_lpddr, pascal_dp4a,
-                               pre_ampere, pre_turing, usable_memory)
+from .estimate.device import (
+    DeviceSpec,
+    Parallel,
+    ampere_or_newer,
+    geforce_rate,
+    is_hbm,
+    is_lpddr,
+    pascal_dp4a,
+    pre_ampere,
+    pre_turing,
+    usable_memory,
+)
 
 
 def model_spec(model: Model) -> ModelSpec:

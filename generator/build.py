@@ -9,28 +9,37 @@ import itertools
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator
 
 from .buildlock import output_lock, sigterm_interrupts
-from .catalog.check import check_catalog
-from .catalog.schema import Catalog
-from .catalog.load import ParsedFiles, load_catalog
 from .cachefile import notice
+from .catalog.check import check_catalog
 from .catalog.freshness import newest_price_date
+from .catalog.load import ParsedFiles, load_catalog
+from .catalog.schema import Catalog
 from .errors import Problem, UsageError, UserError
+from .incremental import (
+    GENERATOR_DIR,
+    Manifest,
+    PreviousBuild,
+    code_digest,
+    collector_paused,
+    digest,
+    inputs_digest,
+    store_version,
+)
 from .links import is_safe_href
 from .pages import assets, context, opendata, seo
 from .pages.i18n import compile_locales
-from .incremental import (GENERATOR_DIR, Manifest, PreviousBuild, code_digest, collector_paused, digest, inputs_digest,
-                          store_version)
 from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
 from .pages.write import SiteWriter, resume, stage_file
 from .progress import Progress, StageClock
-from .sitedata import EstimateStore, ModelResults, SiteData
+from .sitedata import EstimateStore, ModelEstimates, SiteData
 from .tasks import tasks
 
 CHUNK_PAGES = 64
@@ -133,23 +142,23 @@ def _recorded(recorder: Recorder) -> Reads:
     return ((os.getpid(), id(recorder)), *recorder.flush())
 
 
-def estimate_pages(results: ModelResults, jobs: int, renderer: Renderer | None = None) -> None:
+def estimate_pages(estimates: ModelEstimates, jobs: int, renderer: Renderer | None = None) -> None:
     """Compute every result the pages need, model by model, in one process or a pool: the stage's hot loop.
     ``renderer``'s templates compile in this process meanwhile."""
-    keys = results.keys
+    keys = estimates.keys
     keys.model_digests, keys.gpu_spec_digests, keys.gpu_specs_digest  # noqa: B018 - once here, not in every worker
-    missing = [m for m in sorted(results.models) if not results.stored(m)]  # the others come from the store
+    missing = [m for m in sorted(estimates.models) if not estimates.stored(m)]  # the others come from the store
     if jobs <= 1 or len(missing) <= 1:  # computed here directly: nothing to encode for another process
         if renderer is not None:
             renderer.load_templates()
-        results.compute(missing)
+        estimates.compute(missing)
         return
-    with tasks(jobs, lambda: results.page_answer) as pool:
+    with tasks(jobs, lambda: estimates.page_answer) as pool:
         answers = pool.run_unordered([m] for m in missing)
         if renderer is not None:
             renderer.load_templates()
         for answer in answers:
-            results.absorb(answer)
+            estimates.absorb(answer)
 
 
 def _chunks(pages: list[Page], jobs: int = 1) -> Iterator[list[Page]]:
@@ -275,10 +284,8 @@ class CacheFiles:
 
     def manifest_applied(self) -> None:
         """Move the next manifest into place (a commit's last step, or its completion after a kill)."""
-        try:
+        with suppress(FileNotFoundError):  # a killed build had moved it already (or someone removed it: see _begin)
             self.next_manifest.replace(self.manifest)
-        except FileNotFoundError:  # a killed build had moved it already (or someone removed it: see _begin)
-            pass
 
 
 @dataclass
@@ -299,7 +306,7 @@ class BuildState:
     catalog: Catalog = field(init=False)
     # estimate
     jobs: int = field(init=False)
-    computed: ModelResults = field(init=False)
+    estimates: ModelEstimates = field(init=False)
     renderer: Renderer = field(init=False)
     site: SiteData = field(init=False)
     table: ReadTable = field(init=False)
@@ -391,13 +398,13 @@ def _estimate(state: BuildState) -> None:
     """Compute (or take from the store) every estimate the pages show; check which recorded reads changed."""
     options = state.options
     state.progress.stage("estimating")
-    state.computed = ModelResults(state.catalog, EstimateStore(state.files.named("estimates.pickle"),
-                                                               store_version(ModelResults.__module__)))
+    state.estimates = ModelEstimates(state.catalog, EstimateStore(state.files.named("estimates.pickle"),
+                                                               store_version(ModelEstimates.__module__)))
     state.jobs = options.jobs or min(os.cpu_count() or 1, MAX_JOBS)
     state.renderer = make_renderer(options)  # its templates compile while the estimate workers run, once for all
-    estimate_pages(state.computed, state.jobs, state.renderer)
+    estimate_pages(state.estimates, state.jobs, state.renderer)
     # Frozen: the render workers inherit it.
-    state.site = SiteData(state.catalog, prices_as_of=options.prices_as_of, computed=state.computed)
+    state.site = SiteData(state.catalog, prices_as_of=options.prices_as_of, estimates=state.estimates)
     previous = state.previous
     manifest = Manifest() if previous.every_page else previous.manifest  # then the previous reads say nothing
     state.table = ReadTable(manifest.reads, manifest.subjects)
@@ -453,7 +460,7 @@ def _take(state: BuildState, rendered: tuple[list[tuple[str, bool]], Reads]) -> 
 def _shared_files(state: BuildState) -> None:
     """The estimate store, the site-wide files (sitemaps, robots, assets) and the open data."""
     options, writer = state.options, state.writer
-    state.computed.save_store()
+    state.estimates.save_store()
     site_paths = seo.site_paths()
     sitemaps_current = state.previous.listing_current(state.site_digest, site_paths)
     if sitemaps_current:

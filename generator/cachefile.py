@@ -3,12 +3,14 @@ and a file that is unreadable or of the wrong shape is discarded with a one-line
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 _ALLOWED_GLOBALS = {("datetime", "date")}
 
@@ -78,7 +80,5 @@ def discard(path: Path, reason: str, shown: Path | None = None) -> None:
     """Remove a corrupt cache file (best effort) and say so in one line, naming ``shown`` (a folder of many such
     files, named once) or the file."""
     notice(f"{shown or path}: corrupt cache {'files' if shown else 'file'} discarded: {reason}")
-    try:
+    with contextlib.suppress(OSError):
         path.unlink()
-    except OSError:
-        pass

@@ -20,6 +20,8 @@ class Problem:
 class UserError(Exception):
     """A mistake in the input or the arguments; carries every problem found."""
 
+    exit_code = 1
+
     def __init__(self, problems: list[Problem] | Problem):
         self.problems = sorted(problems) if isinstance(problems, list) else [problems]
         super().__init__("\n".join(map(str, self.problems)))
@@ -29,9 +31,6 @@ class UsageError(UserError):
     """A bad command-line argument; exits with status 2 like argparse."""
 
     exit_code = 2
-
-
-UserError.exit_code = 1
 
 
 class Interrupted(KeyboardInterrupt):

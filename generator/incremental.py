@@ -30,12 +30,13 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from importlib import metadata
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
 
 from . import __version__
 from .cachefile import CorruptCache, discard
@@ -171,7 +172,7 @@ class Manifest:
     subjects: dict[str, str] = field(default_factory=dict)  # subject: " 3 17 42 " (its reads' numbers)
 
     @classmethod
-    def from_data(cls, data: Any) -> "Manifest":
+    def from_data(cls, data: Any) -> Manifest:
         """The manifest saved as ``data``; :class:`CorruptCache` when it is not one (a path outside the site: the
         build would delete or trust files there)."""
         if not isinstance(data, dict) or not isinstance(data.get("inputs"), str) or not isinstance(data.get("pages"), dict):
@@ -195,7 +196,7 @@ class Manifest:
                 "code": self.code, "reads": self.reads, "subjects": self.subjects}
 
     @classmethod
-    def load(cls, path: Path) -> "Manifest":
+    def load(cls, path: Path) -> Manifest:
         """The manifest saved at ``path``; an empty one when there is none or it is corrupt (with a notice)."""
         try:
             return cls.from_data(json.loads(path.read_bytes()))

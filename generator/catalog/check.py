@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..errors import Problem, UserError
 from ..estimate.architecture import Architecture, ConfigError, parse_hf_config

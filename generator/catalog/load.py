@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -26,13 +27,14 @@ _PYDANTIC_PREFIXES = {
 }
 
 
-class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when the wheel has it
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc] # libyaml if the wheel has it
     """A YAML loader that rejects a key given twice in one mapping, and aliases and merge keys: an alias repeats a
     node, and nested ones multiply (a few lines can stand for billions of values)."""
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node in self.constructed_objects:  # each node is constructed once, unless an alias names it again
-            raise yaml.constructor.ConstructorError(None, None, "anchors and aliases (&name, *name) are not allowed", node.start_mark)
+            raise yaml.constructor.ConstructorError(None, None, "anchors and aliases (&name, *name) are not allowed",
+                                                    node.start_mark)
         return super().construct_object(node, deep=deep)
 
 

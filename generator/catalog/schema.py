@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
-from typing_extensions import Annotated
 
 from ..links import is_safe_href
 
-Id = str  # lower-case slug, validated by ``Entry``
 ID_PATTERN = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
 # An id names a folder of the site: one ending like a file the site writes (index.html) would collide with it.
 FILE_LIKE_ID = re.compile(r"\.(?:html?|xml|txt|json|css|js|svg|png|ico|webmanifest|gz)$")
@@ -114,7 +112,7 @@ class Gpu(Entry):
     interconnect: Interconnect | None = None
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Gpu":
+    def _consistent(self) -> Gpu:
         if self.usable_memory_bytes is not None and self.usable_memory_bytes > self.memory_bytes:
             raise ValueError("usable_memory_bytes: must not exceed memory_bytes")
         if (self.price_usd is None) != (self.price_kind is None) or (self.price_usd is None) != (self.price_date is None):
@@ -208,7 +206,7 @@ class Model(Entry):
         return value
 
     @model_validator(mode="after")
-    def _active_le_total(self) -> "Model":
+    def _active_le_total(self) -> Model:
         if self.active_params is not None and self.active_params > self.total_params:
             raise ValueError("active_params: must not exceed total_params")
         return self

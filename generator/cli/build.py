@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``build`` subcommand."""
     parser = subparsers.add_parser("build", help="build the static site", description=__doc__)

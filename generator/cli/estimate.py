@@ -17,7 +17,7 @@ from ..catalog.schema import Catalog, Gpu
 from ..errors import Problem, UsageError
 from ..estimate import api, serving_setup
 from ..estimate.architecture import ConfigError
-from ..estimate.device import DeviceSpec
+from ..estimate.device import DeviceSpec, Parallel
 
 GIB = 2**30
 OPTIONS = {"context_tokens": "--context", "depth": "--depth", "gpu_count": "--gpu-count", "quant": "--quant"}
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(Path(args.catalog))
     gpu = find_gpu(catalog, args.gpu)
     spec = _model(args, catalog)
-    parallel = "tensor" if request.engine == "vllm" else "layer"
+    parallel: Parallel = "tensor" if request.engine == "vllm" else "layer"
     device = _with_backend(device_spec(gpu, count=request.gpu_count, parallel=parallel), args.backend)
     problem = api.impossible_request(spec, request, device.count, device.parallel)
     if problem:
@@ -145,7 +145,9 @@ def _with_backend(device: DeviceSpec, backend: str | None) -> DeviceSpec:
 
 def table(spec: api.ModelSpec, gpu: Gpu, request: api.Request, e: api.Estimate) -> str:
     """A readable summary of one estimate."""
-    gib = lambda n: f"{n / GIB:,.2f} GiB"  # noqa: E731
+    def gib(n: float) -> str:
+        return f"{n / GIB:,.2f} GiB"
+
     rows: list[tuple[str, Any]] = [
         ("model", spec.name), ("GPU", f"{request.gpu_count} × {gpu.name}"),
         ("setup", f"{request.quant}, {request.engine}, KV {request.kv_type}, {request.context_tokens:,} tokens × "

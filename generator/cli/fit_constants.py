@@ -9,9 +9,17 @@ from pathlib import Path
 
 from ..catalog.load import load_catalog
 from ..estimate import calibration, fit_constants
-from ..estimate.fit_constants import (CONSTANTS_PATH, borrow_rows, fit, leave_one_gpu_out, leave_one_model_out,
-                                      leave_one_source_out,
-                                      render, statistics_rows, ttft_points)
+from ..estimate.fit_constants import (
+    CONSTANTS_PATH,
+    borrow_rows,
+    fit,
+    leave_one_gpu_out,
+    leave_one_model_out,
+    leave_one_source_out,
+    render,
+    statistics_rows,
+    ttft_points,
+)
 
 
 def _format(stats: list[tuple]) -> str:
@@ -49,10 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     print(_format(stats))
     print("borrowed:", borrow)
     if not args.dry_run:
-        sources = {g: f"{f.source} ({f.note})" if f.note else f.source for g, f in facts.items()
-                   if g in {c.gpu_id for c in cases}}
-        CONSTANTS_PATH.write_text(render(constants, stats, borrow, fit_stats, held, size_stats, sources),
-                                  encoding="utf-8")
+        CONSTANTS_PATH.write_text(render(constants, stats, borrow, fit_stats, held, size_stats), encoding="utf-8")
         print(f"wrote {CONSTANTS_PATH}")
     return 0
 def _catalog_gpus(folder: Path) -> dict:
@@ -60,7 +65,7 @@ def _catalog_gpus(folder: Path) -> dict:
         return {}
     try:
         return dict(load_catalog(folder).gpus)
-    except Exception as error:  # a half-written catalogue must not stop a fit: say so and use the fallback table
+    except Exception as error:  # noqa: BLE001 - a half-written catalogue must not stop a fit: say so, use the fallback
         print(f"catalogue not loaded ({error.__class__.__name__}); using the fallback GPU table")
         return {}
 
@@ -72,7 +77,7 @@ def catalog_models(folder: Path) -> dict:
 
     try:
         return {m.id: model_spec(m) for m in load_catalog(folder).models.values()}
-    except Exception as error:  # a half-written catalogue must not stop a fit: say so and fit the Llama rows
+    except Exception as error:  # noqa: BLE001 - a half-written catalogue must not stop a fit: say so, fit the Llama rows
         print(f"catalogue models not loaded ({error.__class__.__name__}); rows of catalogued models left out")
         return {}
 

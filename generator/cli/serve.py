@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 from pathlib import Path
 
 from ..errors import Problem, UserError
@@ -21,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """Static files, with the site's own 404 page; a folder without an index page is not listed (404)."""
 
-    def list_directory(self, path: str) -> None:
+    def list_directory(self, path: str | os.PathLike[str]) -> None:
         self.send_error(404, "Not found")
         return None
 

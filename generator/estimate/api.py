@@ -11,17 +11,35 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Literal, Mapping, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from . import speed
 from .architecture import Architecture, parse_hf_config
 from .device import DeviceSpec
-from .fit import (DEFAULT_HOST_RAM_BYTES, FIT_TARGET_BYTES, TIGHT_FRACTION, TIGHT_MIN_BYTES, Offload, max_linear,
-                  on_gpu_verdict, plan_offload)
-from .kvcache import (KV_TYPES, LLAMA_CPP_PAD, LLAMA_CPP_UBATCH, VLLM_BLOCK, VLLM_MAX_BATCHED_TOKENS, KvLayout,
-                      kv_cache_bytes, kv_layout, llama_cpp_cells)
+from .fit import (
+    DEFAULT_HOST_RAM_BYTES,
+    FIT_TARGET_BYTES,
+    TIGHT_FRACTION,
+    TIGHT_MIN_BYTES,
+    Offload,
+    max_linear,
+    on_gpu_verdict,
+    plan_offload,
+)
+from .kvcache import (
+    KV_TYPES,
+    LLAMA_CPP_PAD,
+    LLAMA_CPP_UBATCH,
+    VLLM_BLOCK,
+    VLLM_MAX_BATCHED_TOKENS,
+    KvLayout,
+    kv_cache_bytes,
+    kv_layout,
+    llama_cpp_cells,
+)
 from .quant import QUANT_INFO, QuantInfo
 from .runtime import Overhead, overhead
 from .weights import Weights, weights
@@ -117,7 +135,7 @@ class Estimate(NamedTuple):
 # ---------------------------------------------------------------------------------------------- model specs
 
 
-def _kept_expert_type(model: "ModelSpec") -> str | None:
+def _kept_expert_type(model: ModelSpec) -> str | None:
     """The ggml type a model's routed experts keep in every GGUF file (see ``weights.weights``): MXFP4 for models that
     ship MXFP4 experts (gpt-oss), else None."""
     return "MXFP4" if model.native_format == "mxfp4" and model.architecture.n_experts > 0 else None
@@ -226,7 +244,9 @@ def _size_key(quant: str, engine: str) -> str:
 
 
 def _scaled(w: Weights, factor: float) -> Weights:
-    s = lambda n: int(round(n * factor))  # noqa: E731
+    def s(n: int) -> int:
+        return int(round(n * factor))
+
     return replace(w, file_bytes=s(w.file_bytes), embed_bytes=s(w.embed_bytes), output_bytes=s(w.output_bytes),
                    layer_bytes=tuple(map(s, w.layer_bytes)), expert_bytes=tuple(map(s, w.expert_bytes)))
 

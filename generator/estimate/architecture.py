@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, cast
 
 AttentionKind = Literal["full", "sliding", "chunked", "mla", "compressed", "linear", "mamba", "none"]
 FfnKind = Literal["dense", "moe", "none"]
@@ -471,7 +472,7 @@ class _Builder:
             ts += [Tensor(p + "attn_q_norm.weight", (q_n,), "norm", i), Tensor(p + "attn_k_norm.weight", (k_n,), "norm", i)]
         if sinks:
             ts.append(Tensor(p + "attn_sinks.weight", (nq,), "attn", i))
-        kind = "full" if mixer == "full" else mixer
+        kind = cast(AttentionKind, mixer)
         return Layer(i, kind, "dense", nq, nkv, hd, v_dim, v_dim, window), ts
 
     def _mla(self, i: int, p: str) -> tuple[Layer, list[Tensor]]:

@@ -16,10 +16,11 @@ import dataclasses
 import math
 import re
 import statistics
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from . import speed
 from .backend import BackendConstants
@@ -156,8 +157,8 @@ _NO_TENSOR = ("no tensor cores, so no FP16 tensor figure: prefill uses the famil
 _APPLE = ("Apple publishes no GPU FLOPS (and no GPU clock to derive them from), so fp16 is left out: prefill uses "
           "the Metal family's flops_per_byte, fitted on the measured llama.cpp prefill rows; bandwidth {bw}")
 
-# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure; the fit
-# script records in constants.GPU_SOURCES which one it used. Values marked "derived" follow the stated rule.
+# Fallback specs for calibration GPUs, used only where catalog/gpus/<id>.yaml is missing or lacks a figure
+# (gpu_facts says which one a GPU's figures came from). Values marked "derived" follow the stated rule.
 FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-3070", 448.0, 40.6, "cuda", _TPU + "geforce-rtx-3070.c3674",
              _RULE.format(rate=_GEFORCE) + ": 184 × 1.725 GHz × 128", geforce=True),
@@ -484,7 +485,8 @@ def speed_points(cases: Iterable[Case],
     """Prediction next to measurement for each case, by the constants of its (family, era) (default: the fitted
     sets; a group without its own set uses its family's newest, as the pages do)."""
     if constants is None:
-        from .constants import ERA_CONSTANTS as constants
+        from .constants import ERA_CONSTANTS
+        constants = ERA_CONSTANTS
     return [Point(c.row.kind, c.row.model, c.row.quant, c.row.gpu, c.row.context, c.row.value,
                   predict(c, constants.get(c.group) or speed.constants_for(c.device.backend)),
                   c.row.unit, c.row.source) for c in cases]

@@ -12,9 +12,10 @@ Several GPUs add their usable memory; ``parallel`` says how the model is split: 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal, Sequence
+from typing import Literal
 
 from .speed import MmqKernel
 
@@ -115,9 +116,9 @@ def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:
 
 def is_lpddr(memory_type: str | None) -> bool:
     """Whether a catalogue memory type is LPDDR (LPDDR5, LPDDR5X …: the unified memory of APUs and GB10)."""
-    return bool(memory_type) and memory_type.upper().startswith("LPDDR")
+    return memory_type is not None and memory_type.upper().startswith("LPDDR")
 
 
 def is_hbm(memory_type: str | None) -> bool:
     """Whether a catalogue memory type is stacked HBM (HBM2, HBM2e, HBM3, HBM3e …)."""
-    return bool(memory_type) and memory_type.upper().startswith("HBM")
+    return memory_type is not None and memory_type.upper().startswith("HBM")

@@ -19,9 +19,10 @@ Rules (bytes per parameter unless stated):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, Protocol, Sequence
+from typing import Literal, Protocol, cast
 
 Method = Literal["qlora", "lora", "full"]
 Optimizer = Literal["adamw", "adamw8bit"]
@@ -57,6 +58,8 @@ class ArchitectureLike(Protocol):
 
     hidden_size: int
     vocab_size: int
+
+    def __hash__(self) -> int: ...  # _sums caches per architecture
     tensors: Sequence[TensorLike]
 
     @property
@@ -139,7 +142,7 @@ def finetune_memory(model: object, method: Method, seq_len: int = 2048, micro_ba
     """Memory per GPU to fine-tune ``model`` (an Architecture, or anything with an ``architecture`` attribute)."""
     if seq_len < 1 or micro_batch < 1 or gpu_count < 1 or lora_rank < 1 or zero_stage not in (0, 1, 2, 3):
         raise ValueError("seq_len, micro_batch, gpu_count and lora_rank must be positive; zero_stage 0–3")
-    arch: ArchitectureLike = getattr(model, "architecture", model)  # type: ignore[assignment]
+    arch = cast(ArchitectureLike, getattr(model, "architecture", model))
     shards = gpu_count if zero_stage else 1
     full = method == "full"
     trainable = _sums(arch).params if full else lora_params(arch, lora_rank, lora_experts)

@@ -30,9 +30,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, cast
 
 from . import calibration
 from .backend import BackendConstants
@@ -121,7 +122,7 @@ ENGINES = {
 }
 # Current builds: MMQ multiplies the quantised blocks (no F16 copy), flash attention keeps the scores on chip, and
 # the per-token fixed cost is one term per layer (a single model in the rows cannot separate a + b·layers).
-CURRENT_FIXED = {"dequant_bytes_per_weight": 0.0, "score_bytes": 0.0, "launch_s": 0.0}
+CURRENT_FIXED: dict[str, Any] = {"dequant_bytes_per_weight": 0.0, "score_bytes": 0.0, "launch_s": 0.0}
 # MMQ runs on int8 tensor cores at twice the FP16 rate: a quantised FLOP takes at least half an F16 GEMM FLOP's time.
 MMQ_FACTOR_FLOOR = 0.5
 # Current CUDA builds' MMQ kernels follow the FP32 rate (speed docstring): μ starts at 2 FLOPs per FP32 FLOP and is
@@ -136,7 +137,7 @@ CURRENT_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "launch_pe
 
 
 def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float], factor_floor: float) -> BackendConstants:
-    values = {name: max(math.exp(v), FLOOR) for name, v in zip(fields, logs)}
+    values: dict[str, Any] = {name: max(math.exp(v), FLOOR) for name, v in zip(fields, logs)}
     for name in EFFICIENCIES:
         if name in values:
             values[name] = min(values[name], 1.0)  # an efficiency above 1 is not physical
@@ -219,8 +220,9 @@ def _fit_moe(moe: list[Case], start: BackendConstants, dense_decode: Sequence[Ca
     prefill = [c for c in moe if c.row.kind == "prefill_tps"]
     if len(decode) >= MOE_MIN_ROWS:
         fields = ["moe_layer_s"] + (["expert_bandwidth_efficiency"] if len(decode) >= MOE_SHARE_MIN_ROWS else [])
-        start = dataclasses.replace(start, **{f: getattr(start, f) if getattr(start, f) != _neutral(f) else MOE_START[f]
-                                             for f in fields})
+        moe_start: dict[str, Any] = {f: getattr(start, f) if getattr(start, f) != _neutral(f) else MOE_START[f]
+                                     for f in fields}
+        start = dataclasses.replace(start, **moe_start)
         # LPDDR unified memory (DGX Spark, Strix Halo) has its own bandwidth efficiency; it is fitted with the MoE
         # terms on the same decode rows plus the dense LPDDR ones, since most LPDDR rows are of MoE models.
         lpddr = [c for c in dense_decode if c.device.lpddr] + [c for c in decode if c.device.lpddr]
@@ -269,7 +271,7 @@ def _fit_depth(cases: list[Case], start: BackendConstants) -> BackendConstants:
 
 
 def _neutral(field: str) -> float:
-    return next(f.default for f in dataclasses.fields(BackendConstants) if f.name == field)
+    return cast(float, next(f.default for f in dataclasses.fields(BackendConstants) if f.name == field))
 
 
 def _fit_current(family: str, start: BackendConstants, decode: list[Case], prefill: list[Case],
@@ -333,7 +335,10 @@ def resolve(constants: dict[Group, BackendConstants], group: Group) -> BackendCo
     family, era = group
     if group in constants:
         return constants[group]
-    rank = lambda g: abs(calibration.ERAS.index(g[1]) - calibration.ERAS.index(era))  # noqa: E731
+
+    def rank(g: Group) -> int:
+        return abs(calibration.ERAS.index(g[1]) - calibration.ERAS.index(era))
+
     same = sorted((g for g in constants if g[0] == family), key=rank)
     if same:
         return constants[same[0]]
@@ -439,7 +444,10 @@ def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, flo
     out = []
     for method in ("gpu", "source", "model"):
         mine = [p for p in points if p.method == method]
-        names = lambda p: {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}  # noqa: E731
+
+        def names(p: HeldOut) -> set[str]:
+            return {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}
+
         groups = sorted({f"{p.family} {p.era}" for p in mine} | {f"{p.family} {p.era} {p.cls}" for p in mine})
         groups += sorted({f"all {p.cls}" for p in mine}) + ["all"]
         for group in groups:
@@ -474,7 +482,7 @@ def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> 
 
 
 def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow: list[tuple],
-           fit_stats: list[tuple], points: list[HeldOut], size_stats: tuple, gpu_sources: dict[str, str]) -> str:
+           fit_stats: list[tuple], points: list[HeldOut], size_stats: tuple) -> str:
     """The text of constants.py."""
     def ctor(c: BackendConstants) -> str:
         args = ", ".join(f"{f.name}={getattr(c, f.name)!r}" for f in dataclasses.fields(c)
@@ -521,8 +529,5 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
     lines += [")", "", "# (family, era) -> catalogue ids of the GPUs its rows ran on",
               "ROW_GPUS: dict[tuple[str, str], tuple[str, ...]] = {"]
     lines += [f"    {g!r}: {tuple(sorted({p.gpu for p in points if (p.family, p.era) == g}))!r}," for g in groups]
-    lines += ["}", "", "# Where each calibration GPU's bandwidth and FP16 FLOPS were read at fit time.",
-              "GPU_SOURCES: dict[str, str] = {"]
-    lines += [f"    {k!r}: {v!r}," for k, v in sorted(gpu_sources.items())]
     lines += ["}", ""]
     return "\n".join(lines)

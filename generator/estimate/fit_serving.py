@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import datetime
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any
 
 from . import serving_calibration as sc
 from .fit_constants import LOSS_SCALE, nelder_mead
@@ -38,7 +39,7 @@ START = ServingConstants("start", bandwidth_efficiency=0.7, compute_efficiency=0
 
 
 def _with(c: ServingConstants, logs: Iterable[float], fields: tuple[str, ...] = FIELDS) -> ServingConstants:
-    values = {name: math.exp(v) for name, v in zip(fields, logs)}
+    values: dict[str, Any] = {name: math.exp(v) for name, v in zip(fields, logs)}
     for name, bound in BOUNDS.items():
         if name in values:
             values[name] = min(values[name], bound)

@@ -81,12 +81,6 @@ class KvLayout:
     # context); when present these alone size vLLM's memory (window, compressed rows and states included)
     pages: tuple[tuple[int, int, int], ...] = ()
 
-    @property
-    def bytes_per_token(self) -> int:
-        """Bytes per token if every layer kept the whole context (what a decode step reads at full depth)."""
-        return self.full_bytes_per_token + sum(b for b, _ in self.windowed) + sum(
-            -(-b // r) for b, r, _ in self.compressed)
-
 
 def _layer_token_bytes(layer: Layer, kv: tuple[int, int], tp: int, engine: str) -> int:
     if layer.attention == "mla":
@@ -160,7 +154,10 @@ def _compressed_layout(arch: Architecture, engine: str, kv_type: str, kv: tuple[
     token = 584 if ds_mla else layers[0].head_dim_k * 2
     align = 576 if ds_mla else 512
     state_align = 576 if ds_mla else 1
-    page = lambda rows, width, to: _pad(rows * width, to)  # noqa: E731
+
+    def page(rows: int, width: int, to: int) -> int:
+        return _pad(rows * width, to)
+
     pages: dict[tuple[int, int], int] = {}
 
     def add(page_bytes: int, block: int, win: int) -> None:
@@ -245,6 +242,7 @@ def kv_cache_bytes(layout: KvLayout, context: int, sequences: int = 1) -> int:
 
 
 def kvcache_bytes_per_1k(model: object) -> int:
-    """KV bytes per 1,024 tokens at f16 in llama.cpp for the full-context layers (``model`` has ``architecture``)."""
+    """KV cache and recurrent state of one 1,024-token sequence at f16 in llama.cpp, windowed layers holding at most
+    their window: the pages' "per 1K tokens" (``model`` is an Architecture or has ``architecture``)."""
     arch = getattr(model, "architecture", model)
-    return kv_layout(arch, "llama.cpp", "f16").full_bytes_per_token * 1024  # type: ignore[arg-type]
+    return kv_cache_bytes(kv_layout(arch, "llama.cpp", "f16"), 1024)

@@ -34,11 +34,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from .speed import Workload, kv_bytes_read, weight_bytes_read
 
-ServingEngine = Literal["vllm", "sglang", "trtllm"]
 SERVING_ENGINES: tuple[str, ...] = ("vllm", "sglang", "trtllm")
 ACTIVATION_BYTES = 2  # bf16 hidden states in the tensor-parallel all-reduces and the expert all-to-all
 MIN_USER_TOKENS_PER_S = 20.0  # the recommended operating point keeps every user at least this fast
@@ -143,7 +142,7 @@ def _comm_s(work: Workload, device: ServingDevice, c: ServingConstants, tokens: 
     n = device.tensor_parallel
     if n <= 1:
         return 0.0
-    per_token = ACTIVATION_BYTES * work.hidden_size
+    per_token: float = ACTIVATION_BYTES * work.hidden_size
     if device.attention_data_parallel and work.n_experts:
         per_token *= min(work.experts_per_token, work.n_experts) / n  # each GPU sends its tokens to k experts' GPUs
     message = per_token * tokens * 2 * (n - 1) / n

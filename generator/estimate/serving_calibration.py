@@ -26,9 +26,9 @@ from __future__ import annotations
 import csv
 import re
 import statistics
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
 from . import api, serving
 from .device import DeviceSpec

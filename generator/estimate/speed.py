@@ -164,7 +164,7 @@ class SpeedDevice:
     tdp_w: float | None = None  # board power of one GPU (catalogued TDP); None: no power bound on its GEMMs
     mmq: MmqKernel = "mma"  # the quantised-matmul kernel llama.cpp picks for this GPU (see ``MmqKernel``)
 
-    def datasheet_flops(self, c: "BackendConstants") -> float:
+    def datasheet_flops(self, c: BackendConstants) -> float:
         """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
         if self.fp16_flops is not None:
             return self.fp16_flops
@@ -172,13 +172,13 @@ class SpeedDevice:
             raise ValueError(f"no FP16 FLOPS for this GPU and no fitted flops_per_byte for {c.family}")
         return c.flops_per_byte * self.bandwidth_bytes_per_s
 
-    def gemm_flops(self, c: "BackendConstants") -> float:
+    def gemm_flops(self, c: BackendConstants) -> float:
         """FLOPS of llama.cpp's F16 GEMMs on one GPU: cuBLAS accumulates in FP16, which GeForce cards run at twice
         their FP32-accumulate datasheet rate (``fp16_accumulate_doubles``; pro and datacenter parts run both alike)."""
         doubles = self.fp16_accumulate_doubles and family(self.backend) == "cuda"
         return self.datasheet_flops(c) * (2.0 if doubles else 1.0)
 
-    def kernel_bandwidth(self, c: "BackendConstants") -> float:
+    def kernel_bandwidth(self, c: BackendConstants) -> float:
         """Bandwidth one GPU's decode kernels reach: η_bw (HBM or not) of the datasheet figure, never more."""
         eta = c.hbm_bandwidth_efficiency if self.hbm else c.bandwidth_efficiency
         if self.lpddr and c.lpddr_bandwidth_efficiency is not None:
@@ -222,12 +222,12 @@ def _expert_share(work: Workload, sequences: int) -> float:
     return 1.0 - (1.0 - min(work.experts_per_token, work.n_experts) / work.n_experts) ** sequences
 
 
-def kv_bytes_read(work: Workload, depth: int) -> float:
+def kv_bytes_read(work: Workload, depth: float) -> float:
     """KV bytes one sequence reads per decode step at ``depth`` cached tokens (windows cap their layers)."""
     return float(sum(g.kv_bytes_per_token * _cap(depth, g.window_tokens) for g in work.attention))
 
 
-def _cap(depth: int, window: int | None) -> int:
+def _cap(depth: float, window: int | None) -> float:
     return depth if window is None else min(depth, window)
 
 
@@ -259,7 +259,7 @@ def _split_s(device: SpeedDevice, c: BackendConstants) -> float:
 # ---------------------------------------------------------------------------------------------- decode
 
 
-def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, depth: int = 0,
+def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, depth: float = 0,
                   sequences: int = 1) -> float:
     """Seconds for one decode step producing one token for each of ``sequences`` sequences at ``depth``."""
     c = c or constants_for(device.backend)
@@ -286,7 +286,7 @@ def moe_routing_s(work: Workload, c: BackendConstants, graphs: bool = True) -> f
     return c.moe_layer_s * work.moe_layers * scale
 
 
-def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: int) -> float:
+def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: float) -> float:
     """Compute time of one token at ``depth`` (the ceiling batched decode cannot beat)."""
     flops = device.gemm_flops(c) * _tp(device)
     attn = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)

@@ -4,19 +4,36 @@ declared in ``documents``, from which the published schemas are generated."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import orjson
 
+from .. import urls
 from ..catalog.schema import Gpu, Model
 from ..estimate.api import Estimate
 from ..estimate.fidelity import Grade
-from . import labels
-from .. import urls
 from ..urls import DATAPACKAGE, PAIRS_CSV
-from .documents import (Envelope, GpuDocument, GpuFacts, GpuSetup, HeadlineEstimate, HtmlPaths, IndexDocument,
-                        ModelDocument, ModelFacts, Offer, OperatingPoint, PairDocument, PairSummary, Ref,
-                        ServingPlan, ServingPoint, Source)
+from . import labels
+from .documents import (
+    Envelope,
+    GpuDocument,
+    GpuFacts,
+    GpuSetup,
+    HeadlineEstimate,
+    HtmlPaths,
+    IndexDocument,
+    ModelDocument,
+    ModelFacts,
+    Offer,
+    OperatingPoint,
+    PairDocument,
+    PairSummary,
+    Ref,
+    ServingPlan,
+    ServingPoint,
+    Source,
+)
 from .plan import PageKey
 from .viewmodels.common import OfferRow
 from .viewmodels.gpu import GpuView

@@ -64,13 +64,16 @@ def line_chart(title: str, x_labels: tuple[str, ...], series: tuple[Series, ...]
              f'aria-label="{escape_output(title)}"><title>{escape_output(title)}</title>']
     for value, line_y, label_y in plot.grid:
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">{escape_output(y_format(value))}</text>')
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{label_y}" text-anchor="end">'
+                     f'{escape_output(y_format(value))}</text>')
     for x_text, label in zip(plot.xs, x_labels):
-        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">{escape_output(label)}</text>')
+        parts.append(f'<text class="tick" x="{x_text}" y="{HEIGHT - PAD_BOTTOM + 18}" text-anchor="middle">'
+                     f'{escape_output(label)}</text>')
     if plot.limit is not None:
         line_y, label_y = plot.limit
         parts.append(f'<line class="limit" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{line_y}" y2="{line_y}"/>'
-                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{label_y}" text-anchor="end">{escape_output(limit_label)}</text>')
+                     f'<text class="limit-label" x="{WIDTH - PAD_RIGHT}" y="{label_y}" text-anchor="end">'
+                     f'{escape_output(limit_label)}</text>')
     parts.append(plot.lines)
     legend_y = HEIGHT - 8
     for i, s in enumerate(series):
@@ -97,10 +100,13 @@ def scatter_chart(title: str, points: tuple[tuple[float, float], ...], x_label: 
              f'<line class="limit" x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(top):.1f}" y2="{y(top):.1f}"/>']
     for tick in range(5):
         value = top * tick / 4
-        parts.append(f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{escape_output(tick_format(value))}</text>'
-                     f'<text class="tick" x="{x(value):.1f}" y="{PAD_TOP + plot + 16:.1f}" text-anchor="middle">{escape_output(tick_format(value))}</text>')
+        parts.append(f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end">'
+                     f'{escape_output(tick_format(value))}</text>'
+                     f'<text class="tick" x="{x(value):.1f}" y="{PAD_TOP + plot + 16:.1f}" text-anchor="middle">'
+                     f'{escape_output(tick_format(value))}</text>')
     parts += [f'<circle class="pt c-f16" cx="{x(m):.1f}" cy="{y(p):.1f}" r="2.5"/>' for m, p in points]
-    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">{escape_output(x_label)}</text>'
+    parts.append(f'<text class="legend" x="{PAD_LEFT + plot / 2:.1f}" y="{HEIGHT - 4}" text-anchor="middle">'
+                 f'{escape_output(x_label)}</text>'
                  f'<text class="legend" x="{PAD_LEFT + plot + 12:.1f}" y="{PAD_TOP + 12}">{escape_output(y_label)}</text></svg>')
     return Markup("".join(parts))
 
@@ -125,8 +131,10 @@ def curve_chart(title: str, points: tuple[tuple[float, float], ...], marked: tup
     for tick in range(5):
         yv, xv = y_top * tick / 4, x_top * tick / 4
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" x2="{WIDTH - PAD_RIGHT}" y1="{y(yv):.1f}" y2="{y(yv):.1f}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(yv) + 4:.1f}" text-anchor="end">{escape_output(tick_format(yv))}</text>'
-                     f'<text class="tick" x="{x(xv):.1f}" y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">{escape_output(tick_format(xv))}</text>')
+                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{y(yv) + 4:.1f}" text-anchor="end">'
+                     f'{escape_output(tick_format(yv))}</text>'
+                     f'<text class="tick" x="{x(xv):.1f}" y="{HEIGHT - PAD_BOTTOM + 16}" text-anchor="middle">'
+                     f'{escape_output(tick_format(xv))}</text>')
     parts.append(f'<line class="limit" x1="{x(x_limit):.1f}" x2="{x(x_limit):.1f}" y1="{top}" y2="{HEIGHT - PAD_BOTTOM}"/>'
                  f'<text class="limit-label" x="{x(x_limit) + 4:.1f}" y="{top + 12}">{escape_output(limit_label)}</text>')
     coords = [(f"{x(px):.1f}", f"{y(py):.1f}") for px, py in points]
@@ -134,6 +142,7 @@ def curve_chart(title: str, points: tuple[tuple[float, float], ...], marked: tup
     parts += [f'<circle class="pt c-f16" cx="{a}" cy="{b}" r="3"/>' for a, b in coords]
     if marked is not None:
         parts.append(f'<circle class="pt c-q8" cx="{x(marked[0]):.1f}" cy="{y(marked[1]):.1f}" r="6"/>')
-    parts.append(f'<text class="legend" x="{PAD_LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" text-anchor="middle">{escape_output(x_label)}</text>'
+    parts.append(f'<text class="legend" x="{PAD_LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" text-anchor="middle">'
+                 f'{escape_output(x_label)}</text>'
                  f'<text class="tick" x="4" y="{PAD_TOP - 2}">{escape_output(y_label)}</text></svg>')
     return Markup("".join(parts))

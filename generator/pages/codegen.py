@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from collections.abc import Callable
 from importlib.metadata import version
-from typing import Any, Callable
+from typing import Any
 
 import jinja2
 import jinja2.compiler
@@ -71,7 +72,7 @@ try:  # markupsafe's C escaper; its Python twin where the C speedups are missing
 except ImportError:  # pragma: no cover - depends on the installed markupsafe build
     from markupsafe import escape as _markup_escape
 
-    def _escape_text(text: str) -> str:
+    def _escape_text(text: str, /) -> str:
         return str(_markup_escape(text))
 
 
@@ -105,6 +106,8 @@ class FastCodeGenerator(CodeGenerator):
     ``f(context, ...)`` for globals marked ``DirectCalls``, translated messages as constants and the output of
     the environment's ``plain_filters`` (numbers: no character HTML escapes) as it is; root and block functions
     yield their output once."""
+
+    _output_message: nodes.Expr | None
 
     def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
         self.writeline(f"from {__name__} import escape_output")

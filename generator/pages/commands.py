@@ -19,7 +19,8 @@ from ..estimate.quant import quant_info
 from ..estimate.serving_setup import ServingPlan
 from ..sitedata import VllmSetup
 
-LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0", "q4_0": " --cache-type-k q4_0 --cache-type-v q4_0"}
+LLAMA_KV_FLAGS = {"f16": "", "q8_0": " --cache-type-k q8_0 --cache-type-v q8_0",
+                  "q4_0": " --cache-type-k q4_0 --cache-type-v q4_0"}
 VLLM_KV_FLAGS = {"f16": "", "q8_0": " --kv-cache-dtype fp8", "q4_0": " --kv-cache-dtype fp8"}
 OLLAMA_KV = {"f16": "", "q8_0": "OLLAMA_KV_CACHE_TYPE=q8_0 ", "q4_0": "OLLAMA_KV_CACHE_TYPE=q4_0 "}
 SPLIT = re.compile(r"-\d{5}-of-\d{5}")  # a split GGUF file's part name
@@ -210,8 +211,8 @@ SGLANG_FP8_KV = "fp8_e5m2"  # SGLang's FP8 KV dtypes are fp8_e5m2 and fp8_e4m3; 
 
 def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int) -> Command | None:
     """``sglang.launch_server`` with the checkpoint, precision, tensor parallel size, request length, concurrent
-    requests and KV size of the serving plan's operating point, up to the page's context (flags as sgl-project/sglang ``server_args.py``
-    names them: ``--tp-size``, ``--context-length``, ``--max-running-requests``)."""
+    requests and KV size of the serving plan's operating point, up to the page's context (flags as sgl-project/sglang
+    ``server_args.py`` names them: ``--tp-size``, ``--context-length``, ``--max-running-requests``)."""
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..sitedata import SiteData
+from . import api, seo, social, views
 from .i18n import DEFAULT_LANGUAGE
 from .plan import API, API_KINDS, IMAGE_KINDS, Page
 from .render import Renderer
-from . import api, seo, social, views
 from .viewmodels.nav import OG_LOCALE, nav, other_languages
-from ..sitedata import Results
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 LAST_VIEW = ("last view",)  # a language's one-slot memo: the view of its last page, by subject (read by the
@@ -23,11 +23,11 @@ def root_prefix(page: Page) -> str:
     return "../" * page.url_path.count("/")
 
 
-def page_context(results: Results, renderer: Renderer, page: Page, base_url: str) -> dict[str, Any]:
+def page_context(site: SiteData, renderer: Renderer, page: Page, base_url: str) -> dict[str, Any]:
     """Everything one template needs, numbers unformatted."""
     language = page.language
     lang = renderer.lang(language)
-    view = views.VIEWS[page.key.kind](results, page.key, lang)
+    view = views.VIEWS[page.key.kind](site, page.key, lang)
     if page.key.kind in IMAGE_KINDS or (language == DEFAULT_LANGUAGE and page.key.kind in API_KINDS):
         lang.memo[LAST_VIEW] = (page.key, view)
     og_image = social.image_meta(page.key, language, view, lang, base_url)
@@ -54,19 +54,19 @@ def page_context(results: Results, renderer: Renderer, page: Page, base_url: str
     }
 
 
-def render_page(results: Results, renderer: Renderer, page: Page, base_url: str) -> bytes:
+def render_page(site: SiteData, renderer: Renderer, page: Page, base_url: str) -> bytes:
     """One planned file's bytes: a page's HTML, a subject's preview image (from its page's view) or its JSON
     document (from the English view)."""
     if page.image:
         lang = renderer.lang(page.language)
         key, view = lang.memo.get(LAST_VIEW, (None, None))
         if key != page.key:  # its page was not rendered just before in this process
-            view = views.VIEWS[page.key.kind](results, page.key, lang)
+            view = views.VIEWS[page.key.kind](site, page.key, lang)
         return social.image_bytes(page.key, view, lang)
     if page.language == API:
         lang = renderer.lang(DEFAULT_LANGUAGE)
         key, view = lang.memo.pop(LAST_VIEW, (None, None))
         if key != page.key:  # its English page was not rendered just before in this process
-            view = views.VIEWS[page.key.kind](results, page.key, lang)
+            view = views.VIEWS[page.key.kind](site, page.key, lang)
         return api.document_bytes(page.key, view)
-    return renderer.render(page.language, page.template, page_context(results, renderer, page, base_url)).encode()
+    return renderer.render(page.language, page.template, page_context(site, renderer, page, base_url)).encode()

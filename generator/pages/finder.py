@@ -11,7 +11,7 @@ from .. import urls
 from ..estimate import fidelity, fit
 from ..estimate.api import Verdict
 from ..estimate.fidelity import Grade
-from ..sitedata import PAGE_CONTEXT_TOKENS, Results
+from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from .documents import FinderDocument, FinderMultiGpu, FinderPick, FinderRun, FinderServing
 from .i18n import formatter
 from .viewmodels.model import serving_row
@@ -30,13 +30,13 @@ def shown_speed(tokens_per_s: float) -> float:
     return float(_EN.sig(tokens_per_s).replace(",", ""))
 
 
-def gpu_runs(results: Results, gpu_id: str, model_index: dict[str, int],
+def gpu_runs(site: SiteData, gpu_id: str, model_index: dict[str, int],
              quant_index: dict[str, int]) -> list[FinderRun]:
     """The models listed for one GPU: each pair whose recommended setup runs at or above the quality floor."""
     rows: list[FinderRun] = []
     for model_id, index in model_index.items():
-        pick = results.pairs[(model_id, gpu_id)]
-        e, grade = pick.estimate, fidelity.grade(pick.quant, results.models[model_id].native_format)
+        pick = site.pairs[(model_id, gpu_id)]
+        e, grade = pick.estimate, fidelity.grade(pick.quant, site.models[model_id].native_format)
         if e.verdict not in VERDICTS or grade not in GRADES:
             continue
         rows.append((index, quant_index[pick.quant], GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
@@ -45,13 +45,13 @@ def gpu_runs(results: Results, gpu_id: str, model_index: dict[str, int],
     return rows
 
 
-def _picks(results: Results, model_id: str, gpu_index: dict[str, int], quant_index: dict[str, int]) -> list[FinderPick]:
+def _picks(site: SiteData, model_id: str, gpu_index: dict[str, int], quant_index: dict[str, int]) -> list[FinderPick]:
     picks: list[FinderPick] = []
-    for pick in results.recommendations(model_id):
+    for pick in site.recommendations(model_id):
         if pick.role not in ("fastest", "value", "cloud"):
             continue
-        pair = results.pairs[(model_id, pick.gpu)]
-        gpu = results.catalog.gpus[pick.gpu]
+        pair = site.pairs[(model_id, pick.gpu)]
+        gpu = site.catalog.gpus[pick.gpu]
         offer = pick.offer
         picks.append({"role": pick.role, "gpu": gpu_index[pick.gpu], "quant": quant_index[pair.quant],
                       "decode_tokens_per_s": shown_speed(pair.estimate.decode_tokens_per_s),
@@ -62,29 +62,29 @@ def _picks(results: Results, model_id: str, gpu_index: dict[str, int], quant_ind
     return picks
 
 
-def _setups(results: Results, model_id: str, gpu_index: dict[str, int]) -> list[FinderMultiGpu]:
+def _setups(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[FinderMultiGpu]:
     """The model page's cheapest rentable multi-GPU setups (where no single GPU holds a precision)."""
     return [{"quant": s["quant"], "gpu": gpu_index[s["multi"]["gpu"].id], "gpu_count": s["multi"]["count"],
              "price_usd_per_hour": s["multi"]["usd_per_hour"]}
-            for s in results.cheapest_setups(model_id) if s["multi"] and not s["single"]]
+            for s in site.cheapest_setups(model_id) if s["multi"] and not s["single"]]
 
 
-def _serving(results: Results, model_id: str, gpu_index: dict[str, int]) -> list[FinderServing]:
-    rows = [serving_row(results, choice, model_id, "en") for choice in results.cheapest_serving(model_id)]
+def _serving(site: SiteData, model_id: str, gpu_index: dict[str, int]) -> list[FinderServing]:
+    rows = [serving_row(site, choice, model_id, "en") for choice in site.cheapest_serving(model_id)]
     return [{"precision": r.precision, "gpu": gpu_index[r.gpu.id], "gpu_count": r.gpu_count, "engine": r.engine,
              "concurrency": r.concurrency, "tokens_per_s_per_user": shown_speed(r.tokens_per_s_per_user),
              "usd_per_million_output_tokens": r.output_usd_per_mtok, "offer": r.offer_label,
              "price_usd_per_gpu_hour": r.usd_per_gpu_hour} for r in rows]
 
 
-def finder_document(results: Results, version: str) -> FinderDocument:
+def finder_document(site: SiteData, version: str) -> FinderDocument:
     """The finder's data: GPUs with the models that run on them, models with where to run them."""
-    catalog = results.catalog
+    catalog = site.catalog
     model_ids = sorted(catalog.models, key=lambda m: (catalog.models[m].family, catalog.models[m].total_params, m))
     gpu_ids = sorted(catalog.gpus, key=lambda g: (catalog.gpus[g].vendor, catalog.gpus[g].memory_bytes, g))
     model_index = {m: i for i, m in enumerate(model_ids)}
     gpu_index = {g: i for i, g in enumerate(gpu_ids)}
-    quants = sorted({p.quant for p in results.pairs.values()} | set(MEMORY_QUANTS),
+    quants = sorted({p.quant for p in site.pairs.values()} | set(MEMORY_QUANTS),
                     key=lambda q: (fidelity.figures()[q].kld if q in fidelity.figures() else -1.0, q))
     quant_index = {q: i for i, q in enumerate(quants)}
     return {
@@ -103,13 +103,13 @@ def finder_document(results: Results, version: str) -> FinderDocument:
         "quants": quants, "run_columns": list(RUN_COLUMNS),
         "models": [{"id": m, "name": catalog.models[m].name, "family": catalog.models[m].family,
                     "total_params": catalog.models[m].total_params,
-                    "memory_bytes": [results.page_context_requirements(m)[q] for q in MEMORY_QUANTS],
-                    "recommended": _picks(results, m, gpu_index, quant_index),
-                    "multi_gpu_setups": _setups(results, m, gpu_index),
-                    "serving": _serving(results, m, gpu_index)} for m in model_ids],
+                    "memory_bytes": [site.page_context_requirements(m)[q] for q in MEMORY_QUANTS],
+                    "recommended": _picks(site, m, gpu_index, quant_index),
+                    "multi_gpu_setups": _setups(site, m, gpu_index),
+                    "serving": _serving(site, m, gpu_index)} for m in model_ids],
         "memory_quants": list(MEMORY_QUANTS),
         "memory_quality_grades": [GRADES.index(fidelity.grade(q)) for q in MEMORY_QUANTS],
         "gpus": [{"id": g, "name": catalog.gpus[g].name, "vendor": catalog.gpus[g].vendor,
-                  "segment": catalog.gpus[g].segment, "usable_memory_bytes": results.devices[g].usable_memory_bytes,
-                  "runs": gpu_runs(results, g, model_index, quant_index)} for g in gpu_ids],
+                  "segment": catalog.gpus[g].segment, "usable_memory_bytes": site.devices[g].usable_memory_bytes,
+                  "runs": gpu_runs(site, g, model_index, quant_index)} for g in gpu_ids],
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from markupsafe import Markup, escape
 
@@ -40,7 +40,8 @@ DTYPE = {"bfloat16": "BF16", "float16": "FP16", "float32": "FP32"}
 # Catalogue field names as the source list shows them.
 FIELD = {"config": N_("configuration"), "context_length": N_("context length"), "total_params": N_("parameters"),
          "active_params": N_("active parameters"), "license": N_("licence"), "release_date": N_("release date"),
-         "memory_bytes": N_("memory"), "memory_gb": N_("memory as marketed"), "usable_memory_bytes": N_("usable memory"), "memory_type": N_("memory type"),
+         "memory_bytes": N_("memory"), "memory_gb": N_("memory as marketed"), "usable_memory_bytes": N_("usable memory"),
+         "memory_type": N_("memory type"),
          "bandwidth_gb_per_s": N_("bandwidth"), "tdp_w": "TDP", "launch_date": N_("launch date"),
          "price_usd": N_("price"), "street_price_usd": N_("street price"), "fp16_tensor_tflops": N_("FP16 tensor FLOPS"),
          "fp8_tensor_tflops": N_("FP8 tensor FLOPS"), "int8_tensor_tops": N_("INT8 tensor TOPS"),

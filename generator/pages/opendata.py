@@ -9,24 +9,24 @@ import io
 import posixpath
 from typing import Any
 
-from ..sitedata import PAGE_CONTEXT_TOKENS, Results
+from .. import urls
+from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from . import api, api_schema, finder
 from .documents import PairsCsvRow
 from .i18n import formatter
 from .viewmodels.common import OfferRow, offer_rows, rental_cost
-from .. import urls
 
 _EN = formatter("en")  # the data files are in English
 
 
-def _speed(value: float, runs: bool) -> float | None:
+def _speed(value: float | None, runs: bool) -> float | None:
     return value if runs else None
 
 
-def pairs_csv_row(results: Results, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]) -> PairsCsvRow:
+def pairs_csv_row(site: SiteData, model_id: str, gpu_id: str, offers: tuple[OfferRow, ...]) -> PairsCsvRow:
     """One pair of the CSV: the pages' recommended setup and its rental cost, the objects the pair page shows."""
-    pick = results.pairs[(model_id, gpu_id)]
-    model, gpu, e = results.catalog.models[model_id], results.catalog.gpus[gpu_id], pick.estimate
+    pick = site.pairs[(model_id, gpu_id)]
+    model, gpu, e = site.catalog.models[model_id], site.catalog.gpus[gpu_id], pick.estimate
     cost = rental_cost(offers, e)
     return {
         "model_id": model.id, "model_name": model.name, "gpu_id": gpu.id, "gpu_name": gpu.name, "quant": pick.quant,
@@ -44,14 +44,14 @@ def pairs_csv_row(results: Results, model_id: str, gpu_id: str, offers: tuple[Of
     }
 
 
-def pairs_csv(results: Results) -> bytes:
+def pairs_csv(site: SiteData) -> bytes:
     """One row per (model, GPU) pair, by model then GPU id; the columns are ``PairsCsvRow``'s keys."""
     out = io.StringIO()
     writer = csv.DictWriter(out, [field["name"] for field in api_schema.csv_fields()], lineterminator="\n")
     writer.writeheader()  # a row with a key the type does not declare raises
-    offers = {g: offer_rows(results, g) for g in results.catalog.gpus}
-    for model_id, gpu_id in sorted(results.pairs):
-        writer.writerow(pairs_csv_row(results, model_id, gpu_id, offers[gpu_id]))
+    offers = {g: offer_rows(site, g) for g in site.catalog.gpus}
+    for model_id, gpu_id in sorted(site.pairs):
+        writer.writerow(pairs_csv_row(site, model_id, gpu_id, offers[gpu_id]))
     return out.getvalue().encode()
 
 
@@ -61,11 +61,13 @@ def datapackage(base_url: str) -> dict[str, Any]:
         "profile": "tabular-data-package", "name": "vram-atlas-pairs", "title": "VRAM Atlas: every LLM on every GPU",
         "homepage": base_url, "version": api.SCHEMA_VERSION,
         "description": ("The recommended setup of every catalogued model on every catalogued GPU at the pages' default "
-                        f"(llama.cpp, one sequence, {_EN.tokens(PAGE_CONTEXT_TOKENS)} context, f16 KV cache), as the pair pages show it. "
+                        f"(llama.cpp, one sequence, {_EN.tokens(PAGE_CONTEXT_TOKENS)} context, f16 KV cache), "
+                        "as the pair pages show it. "
                         + api.LICENCE_NOTE),
         "licenses": [{"name": api.CODE_LICENCE, "path": "https://opensource.org/licenses/MIT", "title": "MIT License"}],
         "resources": [{
-            "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource", "format": "csv",
+            "name": "pairs-default", "path": posixpath.basename(urls.PAIRS_CSV), "profile": "tabular-data-resource",
+            "format": "csv",
             "mediatype": "text/csv", "encoding": "utf-8",
             "schema": {"fields": api_schema.csv_fields(),
                        "primaryKey": ["model_id", "gpu_id"], "missingValues": [""]}}],
@@ -79,11 +81,11 @@ def changelog() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def llms_txt(results: Results, base_url: str) -> bytes:
+def llms_txt(site: SiteData, base_url: str) -> bytes:
     """The site, its API and its method in plain text for language models (https://llmstxt.org)."""
-    cv = {(r["method"], r["group"], r["kind"]): r for r in results.cross_validated}
+    cv = {(r["method"], r["group"], r["kind"]): r for r in site.cross_validated}
     decode, prefill = cv[("gpu", "all", "decode_tps")], cv[("gpu", "all", "prefill_tps")]
-    n_models, n_gpus = len(results.catalog.models), len(results.catalog.gpus)
+    n_models, n_gpus = len(site.catalog.models), len(site.catalog.gpus)
     return f"""# VRAM Atlas
 
 > Can this GPU run this LLM, how fast, and what does it cost? Estimates of memory, speed and cost for {n_models} \
@@ -92,7 +94,8 @@ with its measured error.
 
 Every number comes from one estimator call per page; catalogue facts (parameter counts, configs, GGUF sizes, GPU \
 memory and bandwidth, prices) carry their source and the date they were read. Estimates are for llama.cpp, one \
-sequence, an {_EN.tokens(PAGE_CONTEXT_TOKENS)}-token context and an f16 KV cache unless a page says otherwise. Verdicts: "fits" (with margin), \
+sequence, an {_EN.tokens(PAGE_CONTEXT_TOKENS)}-token context and an f16 KV cache unless a page says otherwise. \
+Verdicts: "fits" (with margin), \
 "tight" (fits with little margin), "offload" (runs with part of the model in system RAM), "no_fit". Memory is \
 weights + KV cache + runtime buffers, tensor by tensor from each model's config.json. Decode time per token is the \
 bytes read over an efficiency times the GPU's bandwidth plus a fixed cost, with constants fitted per backend; the \
@@ -133,10 +136,10 @@ relative to {base_url}.
 """.encode()
 
 
-def files(results: Results, base_url: str) -> list[tuple[str, bytes]]:
+def files(site: SiteData, base_url: str) -> list[tuple[str, bytes]]:
     """Every site-wide open-data file as (site path, bytes)."""
     schemas = [(urls.api_schema(kind),
                 api.dumps(api_schema.schema_document(kind, base_url, api.SCHEMA_VERSION))) for kind in api_schema.KINDS]
     return [*schemas, (urls.api_changelog(), changelog()),
-            (urls.FINDER_JSON, api.dumps(finder.finder_document(results, api.SCHEMA_VERSION))), (urls.PAIRS_CSV, pairs_csv(results)),
-            (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(results, base_url))]
+            (urls.FINDER_JSON, api.dumps(finder.finder_document(site, api.SCHEMA_VERSION))), (urls.PAIRS_CSV, pairs_csv(site)),
+            (urls.DATAPACKAGE, api.dumps(datapackage(base_url))), (urls.LLMS_TXT, llms_txt(site, base_url))]

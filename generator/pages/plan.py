@@ -18,8 +18,8 @@ class PageKey:
     """What a page is about, independent of language."""
 
     kind: str  # index | pair | model | gpu | compare | methodology | notfound
-    model: str | None = None
-    gpu: str | None = None
+    model: str = ""  # "" on a page about no one model
+    gpu: str = ""  # "" on a page about no one GPU
 
     def url_path(self, language: str) -> str:
         """The page's URL path below the site root, ending in ``/`` (or ``.html`` for the 404 page)."""
@@ -46,7 +46,7 @@ class PageKey:
             return urls.api_gpu(self.gpu)
         return urls.api_index()
 
-    def image_key(self) -> "PageKey":
+    def image_key(self) -> PageKey:
         """The subject whose social preview image the page shows: a pair or comparison shows its model's, the
         methodology and 404 pages the index's."""
         if self.kind in IMAGE_KINDS:

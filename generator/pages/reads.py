@@ -10,9 +10,10 @@ build re-reads only what changed (``ReadTable``). The contract these serve: ``in
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Literal, NamedTuple
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from ..catalog.schema import CloudProvider, Gpu, Model
 from ..incremental import digest
@@ -97,7 +98,10 @@ _READ_TYPES: dict[tuple[str, int], Callable[[Iterable[Any]], Read]] = {
     ("offers", 1): OffersRead._make, ("attr", 2): AttrRead._make, ("item", 3): ItemRead._make,
     ("keys", 2): KeysRead._make, ("call", 4): CallRead._make,
     ("input", 3): Input._make, ("input", 2): SharedInput._make, ("?", 2): UnknownRead._make}
-FOLDERS = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
+if TYPE_CHECKING:
+    from ..sitedata import SiteData
+
+FOLDERS: dict[type, str] = {Model: "models", Gpu: "gpus", CloudProvider: "clouds"}
 # Site-data lookups whose values hold catalogue entries: they are handed out recorded, and compared with each
 # entry named by its id (its fields are reads of their own). Any other value is compared whole.
 ENTRY_VALUES = frozenset({"offers_by_gpu", "cheapest_setups"})
@@ -212,7 +216,7 @@ class RecordedEntries(Mapping):
     """One catalogue folder's entries, recorded: listing them is a read of the folder's ids."""
 
     def __init__(self, entries: dict[str, Any], folder: str):
-        self._entries, self._folder = entries, folder
+        self._folder = folder
         self._recorded = {k: RecordedEntry(v, folder) for k, v in entries.items()}
         self._has: dict[Any, HasRead] = {}  # by id: its read, made once
         self._ids = IdsRead("ids", folder)
@@ -287,7 +291,7 @@ class RecordedLookups(Mapping):
         return value if self._hand_out is None else self._hand_out(value)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 - this is the get that self.get would call
 
     def __contains__(self, key: object) -> bool:
         self._note(key)
@@ -469,7 +473,7 @@ class Recorder:
     """A process's recording of the pages it renders: reads by subject, numbered locally, sent in batches."""
 
     def __init__(self, site: Any):
-        self.site = RecordingSiteData(site)
+        self.site = cast("SiteData", RecordingSiteData(site))  # the pages read it as site data
         self._ids: dict[Read, int] = {}
         self._new: list[Read] = []
         self._subjects: dict[str, set[int]] = {}
@@ -481,9 +485,9 @@ class Recorder:
         with recorded() as log:
             yield
         ids = self._subjects.setdefault(name, set())
-        ids.update(map(self._ids.get, log))
-        if None in ids:  # reads this process has not numbered yet
-            ids.discard(None)
+        ids.update(map(self._ids.get, log, repeat(-1)))
+        if -1 in ids:  # reads this process has not numbered yet
+            ids.discard(-1)
             for item in log:
                 if item not in self._ids:
                     ids.add(self._ids.setdefault(item, len(self._ids)))

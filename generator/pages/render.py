@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import marshal
 import os
 import sys
 import types
+from collections.abc import MutableMapping
 from pathlib import Path
-from typing import Any, MutableMapping
+from typing import Any
 
 import jinja2
 import jinja2.ext
 import markdown
+from babel.support import NullTranslations
 from markupsafe import Markup
-
-from babel.support import Translations
 
 from ..cachefile import discard
 from ..incremental import digest, library_versions
@@ -25,6 +26,7 @@ from .codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translation_markup, translations
 from .labels import translated_labels
 from .viewmodels.common import Lang
+
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
     return {
@@ -50,7 +52,7 @@ class FastGettext(Messages):
     are compiled in as constant strings by ``FastCodeGenerator``: a translation never becomes template source.
     """
 
-    def __init__(self, catalogue: Translations):
+    def __init__(self, catalogue: NullTranslations):
         self._gettext = catalogue.gettext
         self._cache: dict[str, Markup] = {}
 
@@ -178,11 +180,11 @@ class FragmentCache(DirectCalls):
         return self._hits
 
 
-def make_environment(templates_dir: Path, catalogue: Translations, language: str,
+def make_environment(templates_dir: Path, catalogue: NullTranslations, language: str,
                      cache_dir: Path | None = None) -> jinja2.Environment:
     """A strict, autoescaping environment with the language's gettext catalogue, labels and formatters."""
     if cache_dir:  # compiled code embeds the translations and our code generator: one cache per version of each
-        compiler = digest(library_versions(), *(Path(module.__file__).read_bytes()
+        compiler = digest(library_versions(), *(Path(inspect.getfile(module)).read_bytes()
                                                 for module in (codegen, sys.modules[__name__])),
                           codegen.JINJA_VERSION, PageEnvironment.code_generator_class.__qualname__)
         cache_dir = cache_dir / f"{language}-{digest(sorted(getattr(catalogue, '_catalog', {}).items()), compiler)}"

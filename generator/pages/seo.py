@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Any, Sequence
+from typing import Any
 
 from .. import urls
 from ..catalog.schema import Catalog
@@ -26,7 +27,7 @@ ROOT_PAGE = """<!doctype html>
 <main><h1>VRAM Atlas</h1><p><a href="{en}" hreflang="en">English</a> · <a href="{de}" hreflang="de" lang="de">Deutsch</a></p></main>
 </body>
 </html>
-"""
+"""  # noqa: E501 - the root page's HTML as it is written
 
 
 def _sitemap(pages: list[Page], language: str, base_url: str) -> bytes:

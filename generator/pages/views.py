@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from ..sitedata import Results
+from ..sitedata import SiteData
 from .plan import PageKey
 from .viewmodels.common import Lang
 from .viewmodels.compare import compare_view
@@ -15,7 +16,7 @@ from .viewmodels.model import model_view
 from .viewmodels.notfound import notfound_view
 from .viewmodels.pair import pair_view
 
-VIEWS: dict[str, Callable[[Results, PageKey, Lang], Any]] = {
+VIEWS: dict[str, Callable[[SiteData, PageKey, Lang], Any]] = {
     "pair": pair_view, "model": model_view, "gpu": gpu_view, "compare": compare_view, "index": index_view,
     "methodology": methodology_view, "notfound": notfound_view,
 }

@@ -9,13 +9,12 @@ import re
 import shutil
 import signal
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from ..cachefile import discard
-
 
 _PLAIN_PATH = re.compile(r"(?:[\w-]+(?:\.[\w-]+)*/)*[\w-]+(?:\.[\w-]+)*")  # no part is "", "." or ".."
 

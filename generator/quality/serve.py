@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 _REWRITTEN_TYPES = ("text/html", "application/xml", "text/xml", "text/plain")
@@ -21,13 +22,13 @@ def _handler(root: Path, rewrite: tuple[bytes, bytes] | None) -> type[SimpleHTTP
     clients that accept it, as a static host serves them."""
 
     class Handler(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(root), **kwargs)
 
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
             pass
 
-        def send_head(self):  # type: ignore[no-untyped-def]
+        def send_head(self) -> BinaryIO | None:
             path = Path(self.translate_path(self.path))
             if path.is_dir():
                 if not urlsplit(self.path).path.endswith("/"):
@@ -39,7 +40,7 @@ def _handler(root: Path, rewrite: tuple[bytes, bytes] | None) -> type[SimpleHTTP
             if not path.is_file() or not (rewritten or compressed):
                 return super().send_head()
             body = path.read_bytes()
-            if rewritten:
+            if rewritten and rewrite is not None:
                 body = body.replace(*rewrite)
             self.send_response(200)
             self.send_header("Content-Type", kind)

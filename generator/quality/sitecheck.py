@@ -28,7 +28,7 @@ _PARALLEL_FROM = 200  # below this many pages a process pool costs more than it 
 
 def site_files(site_dir: Path) -> set[str]:
     """Every file below ``site_dir`` as a site-relative POSIX path."""
-    found = set()
+    found: set[str] = set()
     for folder, _, names in os.walk(site_dir):
         rel = Path(folder).relative_to(site_dir).as_posix()
         prefix = "" if rel == "." else rel + "/"
@@ -161,7 +161,7 @@ def check_sitemaps(site_dir: Path, site: _SiteIndex) -> Iterable[str]:
     for entry in sitemaps.entries:
         target = site.page_at(entry.loc)
         page = site.pages.get(target) if target else None
-        if page is None:
+        if target is None or page is None:
             yield f"{entry.sitemap}: lists {entry.loc}, which has no page in the site"
             continue
         if target in listed:
@@ -174,7 +174,8 @@ def check_sitemaps(site_dir: Path, site: _SiteIndex) -> Iterable[str]:
         if page.canonicals and page.canonicals[0] != entry.loc:
             yield f"{target}: canonical {page.canonicals[0]} differs from the sitemap URL {entry.loc}"
         if entry.alternates != dict(page.alternates):
-            yield f"{target}: hreflang alternates in {entry.sitemap} {entry.alternates} differ from the page's {dict(page.alternates)}"
+            yield (f"{target}: hreflang alternates in {entry.sitemap} {entry.alternates} differ from the page's "
+                   f"{dict(page.alternates)}")
     for path, page in site.pages.items():
         if _indexable(page) and path not in listed:
             yield f"{path}: not listed in any sitemap"

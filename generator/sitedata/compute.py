@@ -1,21 +1,21 @@
-"""Per-model results, the worker's unit: every estimate and estimator-derived value the pages of one model need,
+"""Per-model estimates, the worker's unit: every estimate and estimator-derived value the pages of one model need,
 taken from the store or computed and put there."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import cache
-from typing import Any, Callable, Iterator, NamedTuple, TypeVar
+from functools import cache, partial
+from typing import Any, NamedTuple, TypeVar
 
 from ..adapters import device_spec, model_spec
 from ..catalog.schema import Catalog, Gpu
-from ..estimate import api, finetune, serving_setup, vllm_support
+from ..estimate import api, fidelity, finetune, serving_setup, vllm_support
 from ..estimate.api import Estimate, ModelSpec, Request
 from ..estimate.device import DeviceSpec
 from ..estimate.quant import QUANT_INFO, quant_info
 from .policy import SETUP_QUANTS, PairResult, holds, meets_floor, published_quants, recommend
 from .store import EstimateStore, StoreKeys
-from ..estimate import fidelity
 
 # Quantizations tried for a recommendation, best quality first. Q8_0 leads: BF16 costs twice the memory and
 # bandwidth for no measurable quality gain in llama.cpp's perplexity tables.
@@ -115,7 +115,7 @@ class ServingOptions(NamedTuple):
     larger: serving_setup.ServingPlan | None
 
 
-class ModelResults:
+class ModelEstimates:
     """Computes, model by model, every stored result the pages need (or finds it in the store)."""
 
     def __init__(self, catalog: Catalog, store: EstimateStore | None = None):
@@ -216,7 +216,7 @@ class ModelResults:
             quant: api.estimate(self.models[model_id], self.reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
                                 limits=False).total_bytes for quant in SUMMARY_QUANTS})
 
-    def finetune(self, model_id: str, method: str) -> finetune.FinetuneEstimate:
+    def finetune(self, model_id: str, method: finetune.Method) -> finetune.FinetuneEstimate:
         """Fine-tuning memory of one model and method at the pages' sequence length."""
         return self.from_store(self.keys.finetune(model_id, method), lambda: finetune.finetune_memory(
             self.models[model_id], method, seq_len=FINETUNE_SEQ_LEN))
@@ -225,12 +225,6 @@ class ModelResults:
         """The GPUs on which this quant fits with margin at the pages' context."""
         return self.from_store(self.keys.across_gpus(model_id, f"fitting {quant}"), lambda: tuple(
             g for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict == "fits"))
-
-    def fit_counts(self, model_id: str) -> dict[str, int]:
-        """Per matrix quant, how many GPUs hold it fully (fits or tight) at the pages' context."""
-        return self.from_store(self.keys.across_gpus(model_id, "fit-counts"), lambda: {
-            quant: sum(1 for g in sorted(self.devices) if self.quant_estimate(model_id, g, quant).verdict in ("fits", "tight"))
-            for quant in matrix_quants(self.models[model_id])})
 
     def tensor_parallel_count(self, model_id: str, gpu_id: str, quant: str) -> int:
         """The fewest GPUs (2, 4 or 8, tensor parallel) on which ``quant`` fits with margin, or 0."""
@@ -337,32 +331,31 @@ class ModelResults:
 
     # --- the unit of work: one model ------------------------------------------------------------------------
 
-    def _results(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
+    def _store_entries(self, model_id: str) -> Iterator[tuple[tuple, Callable[[], Any]]]:
         """Each stored result the pages of a model need, as (store key, getter)."""
         keys = self.keys
         for gpu_id in sorted(self.devices):
-            yield keys.pair(model_id, gpu_id, "quants"), lambda gpu_id=gpu_id: self.quant_estimates(model_id, gpu_id)
-            yield keys.pair(model_id, gpu_id, "pick"), lambda gpu_id=gpu_id: self.pick(model_id, gpu_id)
-            yield keys.pair(model_id, gpu_id, "sweep"), lambda gpu_id=gpu_id: self.context_sweep(model_id, gpu_id)
-            yield keys.pair(model_id, gpu_id, "multi-gpu"), lambda gpu_id=gpu_id: self.multi_gpu(model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "quants"), partial(self.quant_estimates, model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "pick"), partial(self.pick, model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "sweep"), partial(self.context_sweep, model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "multi-gpu"), partial(self.multi_gpu, model_id, gpu_id)
             if self.devices[gpu_id].backend in vllm_support.VLLM_BACKENDS:
-                yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), lambda gpu_id=gpu_id: self.vllm_checkpoints(model_id, gpu_id)
-                yield keys.pair(model_id, gpu_id, "vllm"), lambda gpu_id=gpu_id: self._stored_vllm_setup(model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm-checkpoints"), partial(self.vllm_checkpoints, model_id, gpu_id)
+                yield keys.pair(model_id, gpu_id, "vllm"), partial(self._stored_vllm_setup, model_id, gpu_id)
         yield keys.reference(model_id, "requirements"), lambda: self.model_requirements(model_id)
         yield keys.reference(model_id, "summary"), lambda: self.page_context_requirements(model_id)
         for method in FINETUNE_METHODS:
-            yield keys.finetune(model_id, method), lambda method=method: self.finetune(model_id, method)
+            yield keys.finetune(model_id, method), partial(self.finetune, model_id, method)
         for quant in matrix_quants(self.models[model_id]):
-            yield keys.across_gpus(model_id, f"fitting {quant}"), lambda quant=quant: self.fitting_gpus(model_id, quant)
-        yield keys.across_gpus(model_id, "fit-counts"), lambda: self.fit_counts(model_id)
+            yield keys.across_gpus(model_id, f"fitting {quant}"), partial(self.fitting_gpus, model_id, quant)
         for gpu_id in self.serving_gpus:
-            yield keys.pair(model_id, gpu_id, "serving"), lambda gpu_id=gpu_id: self.serving(model_id, gpu_id)
+            yield keys.pair(model_id, gpu_id, "serving"), partial(self.serving, model_id, gpu_id)
             yield (keys.pair(model_id, gpu_id, "serving-context"),
-                   lambda gpu_id=gpu_id: self.serving_context(model_id, gpu_id))
+                   partial(self.serving_context, model_id, gpu_id))
         for quant in SETUP_QUANTS:
             for gpu_id in self.rented_gpus:
                 yield (keys.tensor_parallel(model_id, gpu_id, quant),
-                       lambda gpu_id=gpu_id, quant=quant: self.tensor_parallel_count(model_id, gpu_id, quant))
+                       partial(self.tensor_parallel_count, model_id, gpu_id, quant))
 
     def compute(self, model_ids: list[str]) -> None:
         """Put the results of these models into the store, computed or found there, one model at a time (a model's
@@ -370,7 +363,7 @@ class ModelResults:
         for model_id in model_ids:
             self._unit = {}
             try:
-                for _, get in self._results(model_id):
+                for _, get in self._store_entries(model_id):
                     get()
             finally:
                 self._unit = None
@@ -378,7 +371,7 @@ class ModelResults:
     def stored(self, model_id: str) -> bool:
         """Whether the store already holds every result the pages of a model need (nothing to compute); if so,
         they count as used, so saving the store keeps them for pages this build does not render."""
-        keys = [key for key, _ in self._results(model_id)]
+        keys = [key for key, _ in self._store_entries(model_id)]
         if not all(map(self.store.has, keys)):
             return False
         self.used.update(keys)
@@ -387,7 +380,7 @@ class ModelResults:
     def page_answer(self, model_ids: list[str]) -> dict[tuple, bytes]:
         """:meth:`compute` for another process to :meth:`absorb`: each result as the store keeps it."""
         self.compute(model_ids)
-        return {key: self.store.encoded(key) for model_id in model_ids for key, _ in self._results(model_id)}
+        return {key: self.store.encoded(key) for model_id in model_ids for key, _ in self._store_entries(model_id)}
 
     def absorb(self, answer: dict[tuple, bytes]) -> None:
         """Take what :meth:`page_answer` computed in another process as if computed here (into the store)."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from ..catalog.schema import Catalog, CloudOffer, CloudProvider, Model
 from ..estimate import cost, fidelity, serving_setup
@@ -154,7 +155,7 @@ def cheapest_cloud(catalog: Catalog, picks: dict[str, PairResult], offers: Offer
         provider, offer = listed[0]
         per_gpu = offer.price_usd_per_hour / offer.gpu_count
         pick = CloudPick(gpu_id, catalog.gpus[gpu_id].name, provider.name, offer.instance, per_gpu,
-                         e.decode_tokens_per_s, max(e.batched_tokens_per_s, e.decode_tokens_per_s),
+                         e.decode_tokens_per_s, max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s),
                          cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu), offer.checked)
         if best is None or pick.single_usd_per_mtok < best.single_usd_per_mtok:
             best = pick
@@ -183,12 +184,12 @@ def recommendations(catalog: Catalog, native: str, picks: dict[str, PairResult],
     chosen: list[Pick] = []
     if fitting:
         chosen.append(Pick("fastest", max(fitting, key=lambda g: (speed[g], g)), None, below))
-        priced = [g for g in fitting if gpus[g].price_usd]
-        if priced:
-            chosen.append(Pick("value", min(priced, key=lambda g: (gpus[g].price_usd / speed[g], g)), None, below))
-        older = [g for g in priced if gpus[g].launch_date and gpus[g].launch_date.year <= OLDER_LAUNCH_YEAR]
+        price = {g: usd for g in fitting if (usd := gpus[g].price_usd)}
+        if price:
+            chosen.append(Pick("value", min(price, key=lambda g: (price[g] / speed[g], g)), None, below))
+        older = [g for g in price if (launch := gpus[g].launch_date) and launch.year <= OLDER_LAUNCH_YEAR]
         if older:
-            chosen.append(Pick("older", min(older, key=lambda g: (gpus[g].price_usd, g)), None, below))
+            chosen.append(Pick("older", min(older, key=lambda g: (price[g], g)), None, below))
         apple = [g for g in fitting if gpus[g].vendor == "apple"]
         if apple:
             chosen.append(Pick("apple", min(apple, key=lambda g: (gpus[g].memory_bytes, -speed[g], g)), None, below))

@@ -4,21 +4,33 @@ lookup computes, and a value the stage did not compute is a KeyError, never a la
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Callable, Literal, NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Literal, NamedTuple
 
 from ..catalog.freshness import newest_price_date
 from ..catalog.schema import Catalog
-from ..estimate import bands, finetune as finetune_, serving_setup, vllm_support
+from ..estimate import bands, vllm_support
+from ..estimate import finetune as finetune_
 from ..estimate.api import Estimate, ModelSpec
 from ..estimate.device import DeviceSpec
-from ..estimate.kvcache import kv_cache_bytes, kv_layout
+from ..estimate.kvcache import kvcache_bytes_per_1k
 from ..estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
 from ..incremental import digest
 from . import methodology, navigation, policy
-from .compute import (FINETUNE_METHODS, ContextSweep, ModelResults, MultiGpu, ServingOptions, VllmSetup, gpu_counts,
-                      matrix_quants)
-from .policy import PairResult, Pick, ServingChoice
-from .store import EstimateStore
+from .compute import (
+    FINETUNE_METHODS,
+    ContextSweep,
+    ModelEstimates,
+    MultiGpu,
+    ServingOptions,
+    VllmSetup,
+    gpu_counts,
+    matrix_quants,
+)
+from .navigation import Pairs
+from .policy import CloudPick, Offers, PairResult, Pick, ServingChoice
+from .store import EstimateStore, StoreKeys
 
 
 class Input(NamedTuple):
@@ -42,56 +54,91 @@ class SiteData:
     vllm_utilisation: float = VLLM_GPU_MEMORY_UTILIZATION  # vLLM's default --gpu-memory-utilization
     calibration_date = methodology.CALIBRATION_DATE
 
+    # Set once in __init__ (through __dict__: the instance is frozen).
+    catalog: Catalog
+    price_reference_date: dt.date
+    model_digests: dict[str, str]
+    gpu_digests: dict[str, str]
+    gpu_spec_digests: dict[str, str]
+    gpu_specs_digest: str
+    models: dict[str, ModelSpec]
+    devices: dict[str, DeviceSpec]
+    pairs: Pairs
+    offers_by_gpu: Offers
+    gpus_by_memory: list[str]
+    models_by_size: list[str]
+    similar_gpus: dict[str, list[str]]
+    similar_models: dict[str, list[str]]
+    compared_with: dict[str, list[str]]
+    cheapest_cloud: dict[str, CloudPick | None]
+    cross_validated: list[dict]
+    constants_table: list[dict]
+    engines: list[dict]
+    _store: EstimateStore
+    _keys: StoreKeys
+    _serving_gpus: set[str]
+    _reference: DeviceSpec
+    _reference_id: str
+    _fitting_by_gpu: dict[str, list[str]]
+    _popular: list[tuple[str, str]]
+    _recommendations: dict[str, list[Pick]]
+    _compared: dict[str, list[str]]
+    _best_gpu: dict[tuple[str, str], str | None]
+    _finetune_gpu: dict[tuple[str, str], tuple[str, str] | None]
+    _setups: dict[str, list[dict]]
+    _serving: dict[str, list[ServingChoice]]
+    _kv_per_1k: dict[str, int]
+    _held_out: dict[str, tuple[tuple[float, float], ...]]
+    _error_bands: dict[tuple[str, str, str], bands.ErrorBand]
+
     def __init__(self, catalog: Catalog, store: EstimateStore | None = None, prices_as_of: dt.date | None = None,
-                 *, computed: ModelResults | None = None):
-        """The site data of ``catalog``; ``computed``: the stage's results when a build computed them (in worker
-        processes), else they are computed here. ``prices_as_of``: the date price ages count to (None: the
+                 *, estimates: ModelEstimates | None = None):
+        """The site data of ``catalog``; ``estimates``: the estimate stage's values when a build computed them (in
+        worker processes), else they are computed here. ``prices_as_of``: the date price ages count to (None: the
         catalogue's newest price date)."""
-        if computed is None:
-            computed = ModelResults(catalog, store)
-            computed.compute([m for m in sorted(computed.models) if not computed.stored(m)])
+        if estimates is None:
+            estimates = ModelEstimates(catalog, store)
+            estimates.compute([m for m in sorted(estimates.models) if not estimates.stored(m)])
         put = self.__dict__.update
-        keys, gpus = computed.keys, catalog.gpus
-        put(catalog=catalog, _computed=computed, _store=computed.store, _keys=keys,
+        keys, gpus = estimates.keys, catalog.gpus
+        put(catalog=catalog, _store=estimates.store, _keys=keys,
             price_reference_date=prices_as_of or newest_price_date(catalog),
             model_digests=keys.model_digests, gpu_digests=keys.gpu_digests,
             gpu_spec_digests=keys.gpu_spec_digests, gpu_specs_digest=keys.gpu_specs_digest,
-            models=computed.models, devices=computed.devices, _serving_gpus=set(computed.serving_gpus),
-            _reference=computed.reference, _reference_id=computed.reference_id)
+            models=estimates.models, devices=estimates.devices, _serving_gpus=set(estimates.serving_gpus),
+            _reference=estimates.reference, _reference_id=estimates.reference_id)
         texts: dict[tuple[str, str], tuple[str, str]] = {}
-        pairs = {(m, g): _sharing_texts(computed.pick(m, g), texts) for m in sorted(computed.models)
-                 for g in sorted(computed.devices)}
+        pairs = {(m, g): _sharing_texts(estimates.pick(m, g), texts) for m in sorted(estimates.models)
+                 for g in sorted(estimates.devices)}
         offers = policy.offers_by_gpu(catalog)
         by_memory, by_size = navigation.gpus_by_memory(catalog), navigation.models_by_size(catalog)
         recommendations = {m: policy.recommendations(catalog, spec.native_format, {g: pairs[(m, g)] for g in gpus}, offers)
-                           for m, spec in computed.models.items()}
+                           for m, spec in estimates.models.items()}
         compared = {m: navigation.compare_gpus(catalog, m, recommendations[m], pairs) for m in sorted(catalog.models)}
         put(pairs=pairs, offers_by_gpu=offers, gpus_by_memory=by_memory, models_by_size=by_size,
             similar_gpus=navigation.similar(by_memory), similar_models=navigation.similar(by_size),
             compared_with=navigation.compared_with(catalog, compared),
             _fitting_by_gpu=navigation.fitting_by_gpu(catalog, by_size, pairs),
-            _popular=navigation.popular_pairs(catalog, pairs, {m: s.native_format for m, s in computed.models.items()},
+            _popular=navigation.popular_pairs(catalog, pairs, {m: s.native_format for m, s in estimates.models.items()},
                                               offers),
             _recommendations=recommendations, _compared=compared,
-            _best_gpu={(m, q): policy.best_gpu(catalog, computed.fitting_gpus(m, q))
-                       for m, spec in computed.models.items() for q in matrix_quants(spec)},
-            _finetune_gpu={(m, method): policy.finetune_gpu(catalog, computed.devices,
-                                                            computed.finetune(m, method).total_bytes, method,
+            _best_gpu={(m, q): policy.best_gpu(catalog, estimates.fitting_gpus(m, q))
+                       for m, spec in estimates.models.items() for q in matrix_quants(spec)},
+            _finetune_gpu={(m, method): policy.finetune_gpu(catalog, estimates.devices,
+                                                            estimates.finetune(m, method).total_bytes, method,
                                                             lambda g: gpu_counts(gpus[g]))
-                           for m in computed.models for method in FINETUNE_METHODS},
-            _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(computed, m),
-                                               lambda g, q, m=m: computed.tensor_parallel_count(m, g, q))
-                     for m in computed.models},
+                           for m in estimates.models for method in FINETUNE_METHODS},
+            _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(estimates, m),
+                                               partial(estimates.tensor_parallel_count, m))
+                     for m in estimates.models},
             cheapest_cloud={m: policy.cheapest_cloud(catalog, {g: pairs[(m, g)] for g in gpus}, offers)
-                            for m in computed.models},
-            _serving={m: policy.cheapest_serving({g: computed.serving(m, g)[0] for g in computed.serving_gpus}, offers)
-                      for m in computed.models},
-            _kv_per_1k={m: kv_cache_bytes(kv_layout(spec.architecture, "llama.cpp", "f16"), 1024)
-                        for m, spec in computed.models.items()},
+                            for m in estimates.models},
+            _serving={m: policy.cheapest_serving({g: estimates.serving(m, g)[0] for g in estimates.serving_gpus}, offers)
+                      for m in estimates.models},
+            _kv_per_1k={m: kvcache_bytes_per_1k(spec) for m, spec in estimates.models.items()},
             cross_validated=methodology.cross_validated_rows(), constants_table=methodology.constants_table(),
             engines=methodology.engines(), _held_out=methodology.held_out_points(),
-            _error_bands=methodology.error_bands(gpus),
-            _frozen=True)
+            _error_bands=methodology.error_bands(gpus))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"site data is frozen: cannot set {name}")
@@ -168,10 +215,6 @@ class SiteData:
         """The GPUs on which this quant fits with margin at the pages' context."""
         return self._stored(self._keys.across_gpus(model_id, f"fitting {quant}"))
 
-    def fitting_count(self, model_id: str, quant: str) -> int:
-        """How many catalogued GPUs hold this quant fully (fits or tight) at the pages' context."""
-        return self._stored(self._keys.across_gpus(model_id, "fit-counts"))[quant]
-
     def finetune(self, model_id: str, method: str) -> finetune_.FinetuneEstimate:
         """Fine-tuning memory of one model and method at the pages' sequence length."""
         return self._stored(self._keys.finetune(model_id, method))
@@ -197,7 +240,7 @@ class SiteData:
         return self._stored(self._keys.reference(model_id, "summary"))
 
     def kv_per_1k(self, model_id: str) -> int:
-        """KV-cache bytes per 1,024 tokens at f16 (full-attention growth; windowed layers excluded past their window)."""
+        """KV-cache bytes per 1,024 tokens at f16 (``kvcache.kvcache_bytes_per_1k``)."""
         return self._kv_per_1k[model_id]
 
     # --- navigation and methodology ----------------------------------------------------------------------------
@@ -261,13 +304,13 @@ def _sharing_texts(pick: PairResult, texts: dict[tuple[str, str], tuple[str, str
     return PairResult(pick.quant, pick.estimate._replace(assumptions=shared))
 
 
-def _fits_on(computed: ModelResults, model_id: str) -> Callable[[str, str], bool]:
+def _fits_on(estimates: ModelEstimates, model_id: str) -> Callable[[str, str], bool]:
     """Whether a model's quant fits with margin on one GPU (from the stored fitting GPUs: no estimate unpickled)."""
     fitting: dict[str, frozenset[str]] = {}
 
     def fits(gpu_id: str, quant: str) -> bool:
         if quant not in fitting:
-            fitting[quant] = frozenset(computed.fitting_gpus(model_id, quant))
+            fitting[quant] = frozenset(estimates.fitting_gpus(model_id, quant))
         return gpu_id in fitting[quant]
     return fits
 
@@ -300,5 +343,4 @@ _STORED_INPUTS: dict[str, Callable[..., tuple[Input | SharedInput, ...]]] = {
     "model_requirements": _model_and(SharedInput("input", "reference")),
     "page_context_requirements": _model_and(SharedInput("input", "reference")),
     "fitting_gpus": _model_and(SharedInput("input", "gpu-specs")),
-    "fitting_count": _model_and(SharedInput("input", "gpu-specs")),
 }

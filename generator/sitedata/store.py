@@ -54,7 +54,7 @@ class StoreKeys:
         return (self.model_digests[model_id], method, "finetune")
 
     def across_gpus(self, model_id: str, kind: str) -> tuple[str, str, str]:
-        """A result over every GPU: ``fitting <quant>`` or ``fit-counts``."""
+        """A result over every GPU: ``fitting <quant>``."""
         return (self.model_digests[model_id], self.gpu_specs_digest, kind)
 
     def tensor_parallel(self, model_id: str, gpu_id: str, quant: str) -> tuple[str, str, str, str]:

@@ -34,7 +34,8 @@ def _values(page: Any) -> dict[str, float | None]:
 
 
 def _texts(page: Any) -> dict[str, str]:
-    return dict(page.eval_on_selector_all("#cost dl.kpis output[data-out]", "els => els.map(e => [e.dataset.out, e.textContent])"))
+    return dict(page.eval_on_selector_all("#cost dl.kpis output[data-out]",
+                                          "els => els.map(e => [e.dataset.out, e.textContent])"))
 
 
 def _embedded(page: Any) -> dict[str, float | None]:

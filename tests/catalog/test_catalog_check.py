@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from catalog_cli import CONFIGS, cli, edit
+
 from generator.catalog.check import instance_gpus, known_quant
 
 MODEL = "models/llama-3.1-8b.yaml"

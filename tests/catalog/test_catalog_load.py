@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from catalog_cli import cli, edit
 
 MODEL = "models/llama-3.1-8b.yaml"

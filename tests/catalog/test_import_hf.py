@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from catalog_cli import CONFIGS, cli
 
 # Llama 3.1 8B, by hand: embedding + output 2 x 128256 x 4096; per layer q, o 4096^2 each, k, v 4096 x 1024 each,

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from catalog_cli import cli, edit
 
 MODEL = "models/llama-3.1-8b.yaml"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -159,8 +160,10 @@ ALIGNED = ("Qwen--Qwen3-8B", "Qwen--Qwen3-30B-A3B", "meta-llama--Meta-Llama-3.1-
 def test_more_context_or_sequences_never_need_less(name, ctx, extra, seqs, more, engine):
     quant = "BF16"
     s, d = spec(name), device(80)
-    total = lambda c, n: api.estimate(s, d, api.Request(quant=quant, context_tokens=c, sequences=n,  # noqa: E731
-                                                        engine=engine)).total_bytes
+
+    def total(c: int, n: int) -> int:
+        return api.estimate(s, d, api.Request(quant=quant, context_tokens=c, sequences=n, engine=engine)).total_bytes
+
     assert total(ctx + extra, seqs) >= total(ctx, seqs)
     assert total(ctx, seqs + more) >= total(ctx, seqs)
 
@@ -195,7 +198,8 @@ def test_gpu_without_flops_still_gets_prefill_and_says_how(backend):
     e = api.estimate(spec(LLAMA_8B), bare, api.Request())
     assert e.runs and e.prefill_tokens_per_s > 0 and e.ttft_s > 0
     # TTFT = the prompt's prefill plus one decode step at the prompt's end (slower than the one at depth 0).
-    assert 4096 / e.prefill_tokens_per_s + 1 / e.decode_tokens_per_s < e.ttft_s < 4096 / e.prefill_tokens_per_s + 2 / e.decode_tokens_per_s
+    prefill_s = 4096 / e.prefill_tokens_per_s
+    assert prefill_s + 1 / e.decode_tokens_per_s < e.ttft_s < prefill_s + 2 / e.decode_tokens_per_s
     c = api.speed.constants_for(backend)
     rule = dict(e.assumptions)["speed.prefill_flops"]
     # 1000 GB/s × flops_per_byte FLOPs per byte/s = flops_per_byte TFLOPS
@@ -244,9 +248,9 @@ def test_context_memory_is_estimate_without_speeds(name, gib, setup, seqs):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(ALL), st.floats(6, 400), st.sampled_from([("llama.cpp", "Q4_K_M", 1, "layer"), ("llama.cpp", "BF16", 2, "layer"),
-                                                                  ("vllm", "BF16", 1, "layer"), ("vllm", "BF16", 4, "tensor"),
-                                                                  ("vllm", "Q8_0", 3, "tensor")]), st.integers(4096, 131072))
+@given(st.sampled_from(ALL), st.floats(6, 400),
+       st.sampled_from([("llama.cpp", "Q4_K_M", 1, "layer"), ("llama.cpp", "BF16", 2, "layer"), ("vllm", "BF16", 1, "layer"),
+                        ("vllm", "BF16", 4, "tensor"), ("vllm", "Q8_0", 3, "tensor")]), st.integers(4096, 131072))
 def test_on_gpu_is_the_estimate_verdict_without_speeds(name, gib, setup, context):
     """The multi-GPU search's memory-only check gives the full estimate's verdict where that is fits or tight."""
     engine, quant, count, parallel = setup
@@ -262,8 +266,9 @@ def test_on_gpu_is_the_estimate_verdict_without_speeds(name, gib, setup, context
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(ALL), st.floats(4, 200), st.sampled_from([("llama.cpp", "Q4_K_M"), ("llama.cpp", "Q2_K"), ("llama.cpp", "BF16"),
-                                                                 ("vllm", "BF16")]), st.integers(1, 4), st.booleans())
+@given(st.sampled_from(ALL), st.floats(4, 200),
+       st.sampled_from([("llama.cpp", "Q4_K_M"), ("llama.cpp", "Q2_K"), ("llama.cpp", "BF16"), ("vllm", "BF16")]),
+       st.integers(1, 4), st.booleans())
 def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seqs, unified):
     """``limits=False`` gives the full estimate's memory, verdict and decode speed, and computes no limits."""
     engine, quant = setup
@@ -278,7 +283,7 @@ def test_matrix_rows_are_full_estimates_without_the_limits(name, gib, setup, seq
 def test_catalogued_fp32_rate_reaches_quantised_prefill():
     import yaml
 
-    gpu = Gpu.model_validate(yaml.safe_load(open("catalog/gpus/h100-sxm.yaml", encoding="utf-8")))
+    gpu = Gpu.model_validate(yaml.safe_load(Path("catalog/gpus/h100-sxm.yaml").read_text(encoding="utf-8")))
     h100 = device_spec(gpu)
     assert h100.fp32_flops == pytest.approx(66.91e12)  # TechPowerUp's non-tensor FP32 figure, passed by the adapter
     c = api.speed.constants_for("cuda")
@@ -295,7 +300,9 @@ def test_catalogued_fp32_rate_reaches_quantised_prefill():
 def test_pascal_runs_quantised_prefill_on_dp4a_and_f16_gemms_stop_at_the_board_power():
     import yaml
 
-    load = lambda name: Gpu.model_validate(yaml.safe_load(open(f"catalog/gpus/{name}.yaml", encoding="utf-8")))  # noqa: E731
+    def load(name: str) -> Gpu:
+        return Gpu.model_validate(yaml.safe_load(Path(f"catalog/gpus/{name}.yaml").read_text(encoding="utf-8")))
+
     p40, h100 = device_spec(load("tesla-p40")), device_spec(load("h100-sxm"))
     # The P40 (Pascal, launched 2016-09-13, before the first tensor-core part) takes dp4a MMQ on its FP32 rate.
     assert p40.mmq == "dp4a" and p40.fp32_flops == pytest.approx(11.76e12) and p40.fp16_flops is None

@@ -5,9 +5,21 @@ from __future__ import annotations
 import pytest
 
 from generator.estimate.architecture import ConfigError, parse_hf_config
-from tests.estimate.fixtures import (DEEPSEEK_V3, DEEPSEEK_V4_FLASH, DEEPSEEK_V4_PRO, GPT_OSS_20B, KIMI_LINEAR,
-                                     LLAMA4_SCOUT, LLAMA_8B, MIMO_V2_FLASH, NEMOTRON_NANO, QWEN35_35B, QWEN3_30B, arch,
-                                     config)
+from tests.estimate.fixtures import (
+    DEEPSEEK_V3,
+    DEEPSEEK_V4_FLASH,
+    DEEPSEEK_V4_PRO,
+    GPT_OSS_20B,
+    KIMI_LINEAR,
+    LLAMA4_SCOUT,
+    LLAMA_8B,
+    MIMO_V2_FLASH,
+    NEMOTRON_NANO,
+    QWEN3_30B,
+    QWEN35_35B,
+    arch,
+    config,
+)
 
 
 def test_llama_8b_gqa_shapes_and_exact_parameter_count():

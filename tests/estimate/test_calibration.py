@@ -117,7 +117,8 @@ def test_resolve_borrows_the_nearest_fitted_set() -> None:
     rocm = fit_constants.resolve(sets, ("rocm", calibration.ERA_CURRENT))
     assert rocm is sets[("rocm", calibration.ERA_CURRENT)]
     sycl = fit_constants.resolve(sets, ("sycl", calibration.ERA_CURRENT))
-    assert sycl.borrowed_from == "cuda" and sycl.bandwidth_efficiency == sets[("cuda", calibration.ERA_CURRENT)].bandwidth_efficiency
+    assert sycl.borrowed_from == "cuda"
+    assert sycl.bandwidth_efficiency == sets[("cuda", calibration.ERA_CURRENT)].bandwidth_efficiency
 
 
 def test_physical_ranges() -> None:

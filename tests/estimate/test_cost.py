@@ -29,7 +29,7 @@ def test_break_even_months() -> None:
     assert cost.rent_or_buy(cost.Ownership(1000, 400), None, None, 0.05).breakeven_months is None
 
 
-def test_cheapest_offer() -> None:
+def test_cheapest_offer_per_million_tokens() -> None:
     offers = [("a", 2.0, 1), ("b", 1.0, 1), ("c", 1.5, 2)]
     key, usd = cost.cheapest(offers, tokens_per_s=100)
     assert key == "b" and usd == pytest.approx(1.0 / 0.36)

@@ -29,7 +29,10 @@ def test_max_linear_with_a_capped_group():
                                                            max_size=3))
 def test_max_linear_is_the_largest_feasible_x(budget, slope, groups):
     x = max_linear(budget, slope, tuple(groups))
-    cost = lambda v: slope * v + sum(b * min(v, cap) for b, cap in groups)  # noqa: E731
+
+    def cost(v):
+        return slope * v + sum(b * min(v, cap) for b, cap in groups)
+
     if x != float("inf") and slope + sum(b for b, _ in groups) > 0:
         assert cost(x) <= budget + 1e-6
         assert cost(x + 1) > budget - 1e-6

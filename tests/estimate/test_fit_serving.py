@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import math
 
-from generator.estimate import fit_serving, serving_calibration as sc
+from generator.estimate import fit_serving
+from generator.estimate import serving_calibration as sc
 
 
 def _row(source: str = "s", model: str = "m", concurrency: int | None = 4, tp: int = 1, gpus: int = 1,

@@ -7,8 +7,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.estimate.kvcache import kv_cache_bytes, kv_layout, kvcache_bytes_per_1k
-from tests.estimate.fixtures import (ALL, DEEPSEEK_V3, DEEPSEEK_V4_FLASH, GPT_OSS_20B, KIMI_LINEAR, LLAMA4_SCOUT,
-                                     LLAMA_8B, MIMO_V2_FLASH, QWEN35_35B, QWEN3_30B, arch)
+from tests.estimate.fixtures import (
+    ALL,
+    DEEPSEEK_V3,
+    DEEPSEEK_V4_FLASH,
+    GPT_OSS_20B,
+    KIMI_LINEAR,
+    LLAMA4_SCOUT,
+    LLAMA_8B,
+    MIMO_V2_FLASH,
+    QWEN3_30B,
+    QWEN35_35B,
+    arch,
+)
 
 
 def test_gqa_llama_8b():
@@ -36,6 +47,8 @@ def test_sliding_window_gpt_oss_20b():
     assert kv_cache_bytes(kv_layout(arch(GPT_OSS_20B), "llama.cpp", "f16"), 8192) == full * 8192 + swa * 768
     # two sequences: pad(2 × 128 + 512, 256) = 768 cells still, full layers 16,384 cells
     assert kv_cache_bytes(kv_layout(arch(GPT_OSS_20B), "llama.cpp", "f16"), 8192, 2) == full * 16384 + swa * 768
+    # the pages' "per 1K tokens": one 1,024-token sequence, SWA layers at their 768 cells (not 1,024, not 0)
+    assert kvcache_bytes_per_1k(arch(GPT_OSS_20B)) == full * 1024 + swa * 768 == 44_040_192
     # vLLM: (ceil(min(128 − 1 + 8192, 8192) / 16) + 1) pages of 16 tokens per sequence
     assert kv_cache_bytes(kv_layout(arch(GPT_OSS_20B), "vllm", "auto"), 8192) == full * 8192 + swa * (8192 + 16)
     # at a long context the window layers stop growing: vLLM ceil((127 + 8192) / 16) + 1 = 521 pages

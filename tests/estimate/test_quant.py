@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from generator.estimate.quant import (GGML_TYPES, QUANTS, RecipeState, allows_quantization, category, fallback,
-                                      gguf_type, quant_info, use_more_bits)
+from generator.estimate.quant import (
+    GGML_TYPES,
+    QUANTS,
+    RecipeState,
+    allows_quantization,
+    category,
+    fallback,
+    gguf_type,
+    quant_info,
+    use_more_bits,
+)
 
 
 @pytest.mark.parametrize("name, bpw", [("Q8_0", 8.5), ("Q6_K", 6.5625), ("Q5_K", 5.5), ("Q4_K", 4.5),

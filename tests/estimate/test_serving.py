@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from generator.__main__ import main
-from generator.catalog.load import load_catalog
-from generator.estimate import api, serving, serving_setup
 from generator.adapters import device_spec, model_spec
+from generator.catalog.load import load_catalog
+from generator.estimate import serving, serving_setup
 from generator.estimate.serving import ServingConstants, ServingDevice
 from generator.estimate.speed import AttentionGroup, Workload
 

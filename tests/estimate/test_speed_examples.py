@@ -6,10 +6,11 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from generator.estimate import api, speed
 from generator.adapters import device_spec, model_spec
+from generator.estimate import api, speed
 from generator.estimate.fit_constants import MMQ_FACTOR_FLOOR
 from generator.estimate.speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from generator.estimate.architecture import Tensor
 from generator.estimate.weights import GGUF_METADATA_BYTES_PER_TOKEN, checkpoint_bytes, gguf_types, weights
-from tests.estimate.fixtures import ALL, GPT_OSS_20B, LLAMA_70B, LLAMA_8B, QWEN3_30B, arch
+from tests.estimate.fixtures import ALL, GPT_OSS_20B, LLAMA_8B, LLAMA_70B, QWEN3_30B, arch
 
 
 def test_llama_8b_q4_k_m_by_hand():

@@ -11,8 +11,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generator.quality.sitecheck import check_site  # noqa: E402
-from synthetic_site import build_site  # noqa: E402
+from synthetic_site import build_site
+
+from generator.quality.sitecheck import check_site
 
 
 def main() -> int:

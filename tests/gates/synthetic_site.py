@@ -204,8 +204,10 @@ def build_site(
             '<a href="de/" hreflang="de" lang="de">Deutsch</a></p>', ""
         ),
         # 404 pages are served at any depth: their links start from the site's root path.
-        "404.html": _special_page("en", "Page not found – VRAM Atlas", f'<h1>Not found</h1><p><a href="{top}en/">Home</a></p>', top),
-        "de/404.html": _special_page("de", "Seite nicht gefunden – VRAM Atlas", f'<h1>Nicht gefunden</h1><p><a href="{top}de/">Start</a></p>', top),
+        "404.html": _special_page("en", "Page not found – VRAM Atlas",
+                                  f'<h1>Not found</h1><p><a href="{top}en/">Home</a></p>', top),
+        "de/404.html": _special_page("de", "Seite nicht gefunden – VRAM Atlas",
+                                     f'<h1>Nicht gefunden</h1><p><a href="{top}de/">Start</a></p>', top),
         "sitemap.xml": (
             '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             + "".join(f"<sitemap><loc>{base_url}{lang}/sitemap.xml</loc></sitemap>" for lang in LANGUAGES)

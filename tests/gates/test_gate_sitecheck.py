@@ -215,7 +215,10 @@ def test_identical_pages(site: Path) -> None:
 
 def test_near_duplicate_main_text(site: Path) -> None:
     # Same <main> but for one number in the last paragraph: Jaccard far above 0.9, titles still unique.
-    main_of = lambda rel: (site / rel).read_text(encoding="utf-8").split('<main id="main">')[1].split("</main>")[0]  # noqa: E731
+
+    def main_of(rel: str) -> str:
+        return (site / rel).read_text(encoding="utf-8").split('<main id="main">')[1].split("</main>")[0]
+
     source, target = main_of(OTHER_PAIR), main_of(PAIR)
     edit(site, PAIR, target, source.replace("h100-sxm</a>", "rtx-4090</a>"))
     problems = problems_of(site)

@@ -43,7 +43,7 @@ def test_verdict_is_visible_and_the_language_switch_leads_to_the_german_page(bro
     page.wait_for_url("**/de/models/llama-3.1-8b/rx-7900-xtx/")
     assert page.locator("html").get_attribute("lang") == "de"
     assert page.locator("#verdict h2").inner_text() == "Passt mit Reserve"
-    assert "GiB" in page.locator("#verdict").inner_text() and "," in page.locator("#verdict dd").first.inner_text() + "," 
+    assert "GiB" in page.locator("#verdict").inner_text() and "," in page.locator("#verdict dd").first.inner_text() + ","
     assert errors == []
 
 
@@ -53,7 +53,8 @@ def test_copy_button_and_simulator(browser, server):
     button.click()
     assert button.get_attribute("data-copied").startswith("llama-server")
     page.click(".sim-run")
-    page.wait_for_function("document.querySelector('.sim').dataset.state === 'streaming' || document.querySelector('.sim').dataset.state === 'done'", timeout=15000)
+    page.wait_for_function("document.querySelector('.sim').dataset.state === 'streaming'"
+                           " || document.querySelector('.sim').dataset.state === 'done'", timeout=15000)
     page.wait_for_function("document.querySelector('.sim-out').textContent.trim().split(' ').length > 3", timeout=15000)
     assert errors == []
 

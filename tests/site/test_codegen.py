@@ -13,7 +13,7 @@ from generator.pages import codegen
 from generator.pages.codegen import escape_output
 from generator.pages.plan import Page, PageKey, plan_pages
 from generator.pages.render import PageEnvironment
-from generator.sitedata import ModelResults, Results, SiteData
+from generator.sitedata import ModelEstimates, SiteData
 
 from ..conftest import ROOT, make_project
 
@@ -21,8 +21,8 @@ from ..conftest import ROOT, make_project
 def _render_all(tmp_path, options_dir: str) -> dict[str, bytes]:
     project = make_project(tmp_path / options_dir)
     options = BuildOptions(project=project, out_dir=project / "site")
-    results = Results(load_catalog(options.catalog_dir))
-    return dict(RenderWorker(options, results).render(plan_pages(results.catalog)))
+    site = SiteData(load_catalog(options.catalog_dir))
+    return dict(RenderWorker(options, site).render(plan_pages(site.catalog)))
 
 
 def test_pages_match_stock_jinja_byte_for_byte(tmp_path, monkeypatch) -> None:
@@ -47,8 +47,8 @@ def test_output_escaping(value, html) -> None:
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_plain_filters_write_nothing_html_escapes(language) -> None:
     """The filters whose output the generator writes unescaped give only digits, signs and units."""
-    from generator.pages.render import _filters
     from generator.pages.i18n import formatter
+    from generator.pages.render import _filters
     filters = _filters(formatter(language))
     values = [0, 0.004, 1, 7.5, 999.5, 1024, 8192, 131072, 2**20, 123456.789, 8.03e9, 1e15, -3.25, -12345.6]
     for name in PageEnvironment.plain_filters:
@@ -62,6 +62,7 @@ def test_inline_messages_escape_their_values(generator_class, monkeypatch, tmp_p
     """``{{ _("…", x=…) }}`` written as a constant still escapes each value, exactly as the call does."""
     import shutil
     from pathlib import Path
+
     from generator.pages.i18n import compile_locales, translations
     from generator.pages.render import make_environment
     if generator_class:
@@ -99,14 +100,14 @@ def test_a_missing_hook_falls_back_to_stock_jinja_with_the_same_pages(break_hook
     assert _render_all(tmp_path, "fallback") == ours
 
 
-def _sample(results: Results) -> list[Page]:
+def _sample(site: SiteData) -> list[Page]:
     """Real pages of every kind: index, methodology, 404, model pages (one with multi-GPU setups), GPU pages
     (CUDA, ROCm, Apple, other) and pair pages (CUDA, ROCm, Apple, other backend; fits, tight, offload, no fit;
     a multi-GPU fine-tuning pick), in both languages."""
-    catalog, pairs = results.catalog, results.pairs
+    catalog, pairs = site.catalog, site.pairs
     keys = [PageKey("index"), PageKey("methodology"), PageKey("notfound")]
-    models = results.models_by_size
-    multi = next(m for m in reversed(models) if any(s["multi"] for s in results.cheapest_setups(m)))
+    models = site.models_by_size
+    multi = next(m for m in reversed(models) if any(s["multi"] for s in site.cheapest_setups(m)))
     keys += [PageKey("model", model=m) for m in dict.fromkeys((models[0], models[len(models) // 2], multi))]
     by_backend: dict[str, str] = {}
     for gpu_id in sorted(catalog.gpus):
@@ -125,7 +126,7 @@ def _sample(results: Results) -> list[Page]:
                 wanted.discard(found)
                 keys.append(PageKey("pair", model=m, gpu=g))
     keys.append(PageKey("pair", model=multi, gpu=by_backend["cuda"]))
-    multi_finetune = next(m for m in reversed(models) if "×" in (results.finetune_gpu(m, "full") or ("", ""))[1])
+    multi_finetune = next(m for m in reversed(models) if "×" in (site.finetune_gpu(m, "full") or ("", ""))[1])
     keys.append(PageKey("pair", model=multi_finetune, gpu=by_backend["rocm"]))
     return [Page(key, language) for key in dict.fromkeys(keys) for language in ("en", "de")]
 
@@ -137,16 +138,16 @@ def test_real_pages_of_every_kind_match_stock_jinja(tmp_path, monkeypatch) -> No
     shutil.copytree(ROOT / "locales", tmp_path / "locales")
     shutil.copytree(ROOT / "templates", tmp_path / "templates")
     options = BuildOptions(project=tmp_path, out_dir=tmp_path / "ours" / "site")
-    computed = ModelResults(load_catalog(ROOT / "catalog"))
-    estimate_pages(computed, jobs=2)
-    results = SiteData(computed.catalog, computed=computed)
+    estimates = ModelEstimates(load_catalog(ROOT / "catalog"))
+    estimate_pages(estimates, jobs=2)
+    site = SiteData(estimates.catalog, estimates=estimates)
     from generator.pages.i18n import compile_locales
     compile_locales(tmp_path / "locales")
-    pages = _sample(results)
+    pages = _sample(site)
     assert len(pages) >= 40
-    ours = dict(RenderWorker(options, results).render(pages))
+    ours = dict(RenderWorker(options, site).render(pages))
     monkeypatch.setattr(PageEnvironment, "code_generator_class", jinja2.compiler.CodeGenerator)
     stock_options = BuildOptions(project=tmp_path, out_dir=tmp_path / "stock" / "site")
-    stock = dict(RenderWorker(stock_options, results).render(pages))
+    stock = dict(RenderWorker(stock_options, site).render(pages))
     for path in stock:
         assert ours[path] == stock[path], f"{path}: our code generator changed the page"

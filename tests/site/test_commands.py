@@ -129,7 +129,8 @@ def test_the_checker_holds_an_sglang_command_to_the_same_operating_point(fixture
     assert f"--max-running-requests {seqs}" in command and "--tp-size 1" in command and "--context-length 8192" in command
     assert ("--kv-cache-dtype fp8_e5m2" in command) == (kv == "fp8")
     _assert_each_caught(page, [
-        (page.replace(f"--max-running-requests {seqs}", "--max-running-requests 100000", 1), "--max-running-requests 100000 is not"),
+        (page.replace(f"--max-running-requests {seqs}", "--max-running-requests 100000", 1),
+         "--max-running-requests 100000 is not"),
         (page.replace("--tp-size 1", "--tp-size 4", 1), "--tp-size 4 is not"),
         (page.replace("--context-length 8192", "--context-length 2048", 1),
          "--context-length 2048 serves less than the page's context 8192"),

@@ -3,39 +3,37 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from generator.build import BuildOptions, RenderWorker
 from generator.catalog.load import load_catalog
 from generator.pages.plan import plan_pages
-from generator.sitedata import Results
+from generator.sitedata import SiteData
 
 from ..conftest import make_project
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory) -> tuple[BuildOptions, Results, list]:
+def setup(tmp_path_factory) -> tuple[BuildOptions, SiteData, list]:
     project = make_project(tmp_path_factory.mktemp("fragments"))
     options = BuildOptions(project=project, out_dir=project / "site")
-    results = Results(load_catalog(options.catalog_dir))
-    return options, results, plan_pages(results.catalog)
+    site = SiteData(load_catalog(options.catalog_dir))
+    return options, site, plan_pages(site.catalog)
 
 
 def test_warm_caches_render_the_same_bytes_as_cold_ones(setup) -> None:
-    options, results, pages = setup
-    warm = dict(RenderWorker(options, results).render(pages))
+    options, site, pages = setup
+    warm = dict(RenderWorker(options, site).render(pages))
     for page in pages:
-        [(path, cold)] = RenderWorker(options, results).render([page])  # a new renderer: empty fragment cache and
+        [(path, cold)] = RenderWorker(options, site).render([page])  # a new renderer: empty fragment cache and
         # view memo
         assert warm[path] == cold, f"{path}: a cached fragment or shared view part leaked from another page"
 
 
 def test_pair_pages_reuse_model_and_gpu_fragments(setup) -> None:
     """The cache is used: the second pair page of a model renders its model-wide fragments from the cache."""
-    options, results, pages = setup
-    worker = RenderWorker(options, results)
+    options, site, pages = setup
+    worker = RenderWorker(options, site)
     pairs = [p for p in pages if p.key.kind == "pair" and p.language == "en"]
     cached = worker.renderer.environments["en"].globals["cached"]
     worker.render(pairs[:1])

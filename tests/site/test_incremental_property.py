@@ -5,8 +5,8 @@ what to re-render from the reads recorded by the previous build alone (issues 16
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml

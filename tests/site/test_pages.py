@@ -122,6 +122,7 @@ def test_licences_show_their_names_not_identifiers(fixture_site: Path):
 
 def test_every_catalogued_licence_has_a_name():
     import yaml
+
     from generator.catalog.licences import LICENCES
     catalog = Path(__file__).resolve().parents[2] / "catalog" / "models"
     used = {yaml.safe_load(p.read_text(encoding="utf-8")).get("license") for p in catalog.glob("*.yaml")} - {None}
@@ -134,20 +135,20 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
     from generator.catalog.load import load_catalog
     from generator.estimate import api, fidelity
     from generator.pages.i18n import formatter
-    from generator.sitedata import Results
-    results = Results(load_catalog(Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"))
+    from generator.sitedata import SiteData
+    site = SiteData(load_catalog(Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"))
     gib = formatter("en").gib
     counts = {}
-    for model_id in sorted(results.models):
-        eight_k = {q: api.estimate(results.models[model_id], results.reference_device(),
+    for model_id in sorted(site.models):
+        eight_k = {q: api.estimate(site.models[model_id], site.reference_device(),
                                    api.Request(quant=q, context_tokens=8192), limits=False).total_bytes
                    for q in ("Q4_K_M", "BF16")}
-        four_k = results.model_requirements(model_id)[0]
+        four_k = site.model_requirements(model_id)[0]
         assert four_k["context"] == 4096 and four_k["cells"]["Q4_K_M"]["total_bytes"] < eight_k["Q4_K_M"]
-        counts[model_id] = sum(1 for g in results.catalog.gpus
-                               if results.pick(model_id, g).estimate.verdict in ("fits", "tight")
-                               and fidelity.at_floor(results.pick(model_id, g).quant,
-                                                     results.models[model_id].native_format))
+        counts[model_id] = sum(1 for g in site.catalog.gpus
+                               if site.pick(model_id, g).estimate.verdict in ("fits", "tight")
+                               and fidelity.at_floor(site.pick(model_id, g).quant,
+                                                     site.models[model_id].native_format))
         description = _head(fixture_site / "en" / "models" / model_id / "index.html",
                             r'<meta name="description" content="([^"]*)"')
         assert (f"needs {gib(eight_k['Q4_K_M'])} at Q4_K_M and {gib(eight_k['BF16'])} at BF16 with 8K context; "
@@ -158,6 +159,6 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
     assert counts["deepseek-v3"] == 0  # 671B at Q4_K_M fits neither GPU, though a smaller quantization fits the MI300X
     # IQ1_S would fit the MI300X, but no catalogued repository publishes it and building it needs an importance
     # matrix (a calibration file): the pick is the smallest quant built without one, offloaded
-    assert results.quant_estimate("deepseek-v3", "mi300x", "IQ1_S").verdict in ("fits", "tight")
-    assert (results.pairs[("deepseek-v3", "mi300x")].quant, results.pairs[("deepseek-v3", "mi300x")].estimate.verdict) \
+    assert site.quant_estimate("deepseek-v3", "mi300x", "IQ1_S").verdict in ("fits", "tight")
+    assert (site.pairs[("deepseek-v3", "mi300x")].quant, site.pairs[("deepseek-v3", "mi300x")].estimate.verdict) \
         == ("Q2_K", "offload")

@@ -18,7 +18,7 @@ from generator.catalog.load import load_catalog
 from generator.pages import social, views
 from generator.pages.i18n import compile_locales
 from generator.pages.plan import PageKey
-from generator.sitedata import Results
+from generator.sitedata import SiteData
 from tests.conftest import build_project, make_project
 from tests.site.test_build import tree_digest
 
@@ -90,11 +90,11 @@ def test_every_page_names_an_image_that_exists(fixture_site: Path):
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """The fixture project's results and renderer, as a build makes them."""
+    """The fixture project's site data and renderer, as a build makes them."""
     project = make_project(tmp_path_factory.mktemp("social"))
     options = BuildOptions(project=project, out_dir=project / "site")
     compile_locales(options.locales_dir)
-    return Results(load_catalog(options.catalog_dir)), make_renderer(options)
+    return SiteData(load_catalog(options.catalog_dir)), make_renderer(options)
 
 
 def _text(page: Path) -> str:
@@ -106,9 +106,9 @@ def _text(page: Path) -> str:
                          + [PageKey("index")])
 def test_an_image_draws_numbers_its_page_states(fixture_site: Path, rendered, key: PageKey, language: str):
     """Every figure the image draws is written on the page (its description or key figures), in its language."""
-    results, renderer = rendered
+    site, renderer = rendered
     lang = renderer.lang(language)
-    title, _, figures = social._card(key.kind, views.VIEWS[key.kind](results, key, lang), lang)
+    title, _, figures = social._card(key.kind, views.VIEWS[key.kind](site, key, lang), lang)
     page = _text(fixture_site / key.url_path(language) / "index.html")
     assert title in page
     for value, label in figures:
@@ -119,13 +119,13 @@ def test_an_image_draws_numbers_its_page_states(fixture_site: Path, rendered, ke
 
 def test_the_image_follows_the_view_not_the_page_before(rendered):
     """An image rendered from its view alone (no page just before) has the bytes the build's order gives."""
-    results, renderer = rendered
+    site, renderer = rendered
     key = PageKey("gpu", gpu="mi300x")
     lang = renderer.lang("de")
-    first = social.image_bytes(key, views.VIEWS["gpu"](results, key, lang), lang)
-    assert social.image_bytes(key, views.VIEWS["gpu"](results, key, lang), lang) == first
+    first = social.image_bytes(key, views.VIEWS["gpu"](site, key, lang), lang)
+    assert social.image_bytes(key, views.VIEWS["gpu"](site, key, lang), lang) == first
     other = PageKey("gpu", gpu="rx-7900-xtx")
-    assert social.image_bytes(other, views.VIEWS["gpu"](results, other, lang), lang) != first
+    assert social.image_bytes(other, views.VIEWS["gpu"](site, other, lang), lang) != first
 
 
 def test_a_long_name_is_fitted_inside_the_image():

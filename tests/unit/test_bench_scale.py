@@ -10,7 +10,7 @@ import pytest
 from generator.bench import scale, scaled_catalog
 from generator.catalog.check import check_catalog
 from generator.catalog.load import load_catalog
-from generator.sitedata import Results
+from generator.sitedata import SiteData
 from tests.conftest import FIXTURE_PROJECT, make_project
 
 
@@ -21,11 +21,11 @@ def test_a_scaled_catalogue_clones_every_model_with_new_ids_and_the_same_estimat
     originals = sorted(p.stem for p in (FIXTURE_PROJECT / "catalog" / "models").glob("*.yaml"))
     assert sorted(catalog.models) == sorted(x for m in originals for x in (m, f"{m}-x2", f"{m}-x3"))
     assert catalog.gpus.keys() == load_catalog(FIXTURE_PROJECT / "catalog").gpus.keys()
-    results = Results(catalog)
+    site = SiteData(catalog)
     for m in originals:
         assert catalog.models[f"{m}-x3"].hf_repo == catalog.models[m].hf_repo + "-x3"
         for g in catalog.gpus:
-            assert results.pairs[(f"{m}-x2", g)].estimate.total_bytes == results.pairs[(m, g)].estimate.total_bytes
+            assert site.pairs[(f"{m}-x2", g)].estimate.total_bytes == site.pairs[(m, g)].estimate.total_bytes
 
 
 def test_scale_reports_both_builds(tmp_path: Path, capsys) -> None:

@@ -8,22 +8,22 @@ from pathlib import Path
 
 from generator.catalog.load import load_catalog
 from generator.estimate import cost
-from generator.sitedata import Results
+from generator.sitedata import SiteData
 
 CATALOG = Path(__file__).resolve().parents[2] / "catalog"
 MODEL = "qwen3-32b"  # served at FP8 on GPUs with FP8 tensor cores and at BF16 on the others
 
 
 def test_each_precision_gets_the_cheapest_pair_plan_at_that_precision():
-    results = Results(load_catalog(CATALOG))
-    rows = results.cheapest_serving(MODEL)
+    site = SiteData(load_catalog(CATALOG))
+    rows = site.cheapest_serving(MODEL)
     priced: dict[str, list[tuple[float, str]]] = {}
-    for gpu_id in sorted(results.catalog.gpus):
-        plan = results.serving(MODEL, gpu_id)[0]
+    for gpu_id in sorted(site.catalog.gpus):
+        plan = site.serving(MODEL, gpu_id)[0]
         if plan is None or plan.operating is None:
             continue
         # an instance that holds the plan's GPUs (whole replicas); single-GPU listings are never summed (#25)
-        offers = [(p, o) for p, o in results.offers_by_gpu[gpu_id]
+        offers = [(p, o) for p, o in site.offers_by_gpu[gpu_id]
                   if o.gpu_count >= plan.gpu_count and o.gpu_count % plan.gpu_count == 0]
         if not offers:
             continue
@@ -34,4 +34,4 @@ def test_each_precision_gets_the_cheapest_pair_plan_at_that_precision():
     assert sorted(row.plan.precision for row in rows) == sorted(priced)
     for row in rows:
         assert (row.price.output_usd_per_mtok, row.gpu) == min(priced[row.plan.precision])
-        assert row.plan == results.serving(MODEL, row.gpu)[0]  # the pair page's own plan
+        assert row.plan == site.serving(MODEL, row.gpu)[0]  # the pair page's own plan

@@ -9,7 +9,7 @@ import pytest
 from generator.catalog.load import load_catalog
 from generator.pages import labels
 from generator.pages.i18n import compile_locales, translations
-from generator.sitedata import Results, matrix_quants
+from generator.sitedata import SiteData, matrix_quants
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,10 +53,10 @@ def test_unknown_prose_is_reported_not_passed_off_as_translated(german):
 
 
 def test_every_assumption_of_the_fixture_catalogue_has_a_german_text(german):
-    results = Results(load_catalog(ROOT / "tests" / "fixtures" / "project" / "catalog"))
+    site = SiteData(load_catalog(ROOT / "tests" / "fixtures" / "project" / "catalog"))
     missing = set()
-    for (model_id, gpu_id), pick in results.pairs.items():
-        estimates = [pick.estimate, *(results.quant_estimate(model_id, gpu_id, q) for q in matrix_quants(results.models[model_id]))]
+    for (model_id, gpu_id), pick in site.pairs.items():
+        estimates = [pick.estimate, *(site.quant_estimate(model_id, gpu_id, q) for q in matrix_quants(site.models[model_id]))]
         for estimate in estimates:
             for key, value in estimate.assumptions:
                 if key not in labels.ASSUMPTION or not labels.localise(value, german, ",")[1]:
@@ -75,8 +75,8 @@ def test_every_catalogue_code_has_a_label():
 
 def test_every_real_gpu_rule_has_a_german_text(german):
     """The GPU-dependent rules (FLOPS, quantised-matmul kernel, usable memory) for every catalogued GPU."""
-    results = Results(load_catalog(ROOT / "catalog"))
-    missing = {(key, value) for gpu_id in results.devices
-               for key, value in results.quant_estimate("llama-3.1-8b", gpu_id, "Q4_K_M").assumptions
+    site = SiteData(load_catalog(ROOT / "catalog"))
+    missing = {(key, value) for gpu_id in site.devices
+               for key, value in site.quant_estimate("llama-3.1-8b", gpu_id, "Q4_K_M").assumptions
                if key not in labels.ASSUMPTION or not labels.localise(value, german, ",")[1]}
     assert not missing

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from generator import build as build_module
-from generator.sitedata import compute as compute_module
 from generator.build import BuildOptions, build
 from generator.incremental import GENERATOR_DIR, code_digest, imported_modules, store_version
+from generator.sitedata import compute as compute_module
 from tests.conftest import make_project
 
 

@@ -4,8 +4,9 @@ their rental cost and the rent-or-buy calculator's inputs."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlparse
 
 from markupsafe import Markup
@@ -17,7 +18,7 @@ from ...estimate import cost
 from ...estimate.api import Estimate, Request
 from ...estimate.cost import HOURS_PER_MONTH
 from ...links import is_safe_href
-from ...sitedata import Results
+from ...sitedata import SiteData
 from .. import labels
 from ..codegen import escape_output
 from ..i18n import Formatter, translation_markup
@@ -127,12 +128,12 @@ def marketed_memory_bytes(gpu: Gpu) -> int:
     return round((gpu.memory_gb if gpu.memory_gb is not None else gpu.memory_bytes / 2**30) * 1e9)
 
 
-def offer_rows(results: Results, gpu_id: str) -> tuple[OfferRow, ...]:
+def offer_rows(site: SiteData, gpu_id: str) -> tuple[OfferRow, ...]:
     """Cloud offers for a GPU, cheapest per GPU first, each with its age on the build's price reference date."""
-    gpu = results.catalog.gpus[gpu_id]
-    as_of = results.price_reference_date
+    gpu = site.catalog.gpus[gpu_id]
+    as_of = site.price_reference_date
     rows = []
-    for p, o in results.offers_by_gpu[gpu_id]:
+    for p, o in site.offers_by_gpu[gpu_id]:
         age = freshness.age_days(o.checked, as_of) if as_of else 0
         rows.append(OfferRow(p.name, o.instance, marketed_memory_bytes(gpu) * o.gpu_count, o.gpu_count,
                              o.price_usd_per_hour, o.price_usd_per_hour / o.gpu_count,
@@ -141,16 +142,12 @@ def offer_rows(results: Results, gpu_id: str) -> tuple[OfferRow, ...]:
     return tuple(rows)
 
 
-def cheapest_offer(results: Results, gpu_id: str) -> OfferRow | None:
-    """The cheapest single-GPU-equivalent offer for a GPU."""
-    offers = offer_rows(results, gpu_id)
-    return offers[0] if offers else None
-
-
 def cheapest_per_tier(rows: tuple[OfferRow, ...]) -> tuple[OfferRow, ...]:
     """The cheapest offer of each tier, cheapest first: what a pair page lists (its GPU page lists them all)."""
-    seen: set[str] = set()
-    return tuple(row for row in rows if not (row.tier in seen or seen.add(row.tier)))
+    first: dict[str, OfferRow] = {}
+    for row in rows:
+        first.setdefault(row.tier, row)
+    return tuple(first.values())
 
 
 def offer_label(offer: OfferRow) -> str:
@@ -172,7 +169,7 @@ def rental_cost(offers: tuple[OfferRow, ...], e: Estimate) -> RentalCost | None:
         return None
     per_gpu = offers[0].usd_per_gpu_hour
     return RentalCost(per_gpu, offer_label(offers[0]), cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu),
-                      cost.usd_per_million_tokens(max(e.batched_tokens_per_s, e.decode_tokens_per_s), per_gpu))
+                      cost.usd_per_million_tokens(max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s), per_gpu))
 
 
 def purchase_price(gpu: Gpu) -> tuple[float, str, Any] | None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from ... import urls
 from ...catalog.schema import Gpu, Model
 from ...estimate.api import Estimate
-from ...sitedata import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from ..plan import PageKey
 from .common import PROMPT_TOKENS, Crumb, Head, Lang, RentalCost, home, latest_read, offer_rows, rental_cost
 from .launch import CommandRow, pair_commands
@@ -33,20 +34,20 @@ class CompareView:
     columns: tuple[Column, ...]
 
 
-def compare_view(results: Results, key: PageKey, lang: Lang) -> CompareView:
+def compare_view(site: SiteData, key: PageKey, lang: Lang) -> CompareView:
     """A model on its recommended GPUs side by side: fit, speed, cost and the llama.cpp command of each."""
     _ = lang.gettext
-    model = results.catalog.models[key.model]
+    model = site.catalog.models[key.model]
     roles: dict[str, list[str]] = {}
-    for pick in results.recommendations(model.id):
-        roles.setdefault(pick.gpu, []).append(pick.role)
+    for recommended in site.recommendations(model.id):
+        roles.setdefault(recommended.gpu, []).append(recommended.role)
     columns = []
-    for gpu_id in results.compare_gpus(model.id):
-        pick = results.pairs[(model.id, gpu_id)]
-        offers = lang.shared(("offer_rows", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
-        command = next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate,
+    for gpu_id in site.compare_gpus(model.id):
+        pick = site.pairs[(model.id, gpu_id)]
+        offers = lang.shared(("offer_rows", gpu_id), partial(offer_rows, site, gpu_id))
+        command = next((c for c in pair_commands(site, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate,
                                                  lang) if c.engine == "llama.cpp"), None)
-        columns.append(Column(results.catalog.gpus[gpu_id], urls.pair(lang.code, model.id, gpu_id),
+        columns.append(Column(site.catalog.gpus[gpu_id], urls.pair(lang.code, model.id, gpu_id),
                               tuple(roles.get(gpu_id, ())), pick.quant, pick.estimate,
                               rental_cost(offers, pick.estimate), command))
     names = ", ".join(c.gpu.name for c in columns)

@@ -10,7 +10,7 @@ from ... import urls
 from ...catalog.schema import Gpu, Model
 from ...estimate import fidelity
 from ...estimate.api import Estimate
-from ...sitedata import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from ...sitedata.navigation import CONSUMER_TIERS_GIB, MAC_GIB
 from .. import labels
 from ..plan import PageKey
@@ -35,7 +35,8 @@ class GpuLink(NamedTuple):
     search: str
 
 
-class Group(NamedTuple):
+@dataclass(frozen=True)
+class Group:
     """A collapsible group of the lists: a model maker, or a GPU vendor and segment."""
 
     label: str
@@ -116,7 +117,8 @@ def _script_labels(lang: Lang) -> str:
                          "VRAM and system RAM together."),
         "none": _("No model runs here at or above the quality floor."),
         "noSpeed": _("Speed depends on the GPU: pick yours above for speed and context figures."),
-        "modelPage": _("All GPUs for %(model)s"), "modelCount": _("Where to run %(model)s, as its model page recommends:"), "noPick": _("No single catalogued GPU holds this model."),
+        "modelPage": _("All GPUs for %(model)s"), "modelCount": _("Where to run %(model)s, as its model page recommends:"),
+        "noPick": _("No single catalogued GPU holds this model."),
         "belowFloor": _("below the quality floor"), "listPrice": _("list price"),
         "verdict": {k: _(labels.VERDICT[k]) for k in ("fits", "tight", "offload")},
         "quality": {k: _(labels.QUALITY[k]) for k in ("native", "near_lossless", "good")},
@@ -125,10 +127,10 @@ def _script_labels(lang: Lang) -> str:
     return json.dumps(words, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _finder(results: Results, models: list[Model], gpus: list[Gpu], lang: Lang) -> FinderPart:
-    catalog = results.catalog
+def _finder(site: SiteData, models: list[Model], gpus: list[Gpu], lang: Lang) -> FinderPart:
+    catalog = site.catalog
     # Preselected: the example pair (not a Mac) with the most memory up to DEFAULT_GIB, its GPU and its model.
-    examples = [(m, g) for m, g in results.popular_pairs() if catalog.gpus[g].vendor != "apple"]
+    examples = [(m, g) for m, g in site.popular_pairs() if catalog.gpus[g].vendor != "apple"]
     fitting = [p for p in examples if catalog.gpus[p[1]].memory_bytes <= DEFAULT_GIB * 2**30]
     default_model, default_gpu = (max(fitting, key=lambda p: catalog.gpus[p[1]].memory_bytes) if fitting
                                   else examples[0] if examples else (None, None))
@@ -151,27 +153,27 @@ def _segment(gpu: Gpu, lang: Lang) -> str:
     return f"{VENDOR_NAMES[gpu.vendor]} · {lang.gettext(labels.SEGMENT[gpu.segment])}"
 
 
-def index_view(results: Results, key: PageKey, lang: Lang) -> IndexView:
+def index_view(site: SiteData, key: PageKey, lang: Lang) -> IndexView:
     """The finder, example pairs and every model and GPU, grouped by maker and by vendor."""
     _ = lang.gettext
-    catalog = results.catalog
+    catalog = site.catalog
     models = sorted(catalog.models.values(), key=lambda m: (m.family, m.total_params, m.id))
     gpus = sorted(catalog.gpus.values(), key=lambda g: (g.vendor, g.memory_bytes, g.id))
     model_links = tuple(ModelLink(m, urls.model(lang.code, m.id), f"{m.name} {m.hf_repo} {m.family} {m.org}".lower())
                         for m in models)
-    gpu_links = tuple(GpuLink(g, urls.gpu(lang.code, g.id), results.devices[g.id].usable_memory_bytes,
+    gpu_links = tuple(GpuLink(g, urls.gpu(lang.code, g.id), site.devices[g.id].usable_memory_bytes,
                               f"{g.name} {' '.join(g.aliases)}".lower()) for g in gpus)
     by_maker: dict[str, list[ModelLink]] = {}
     for link in sorted(model_links, key=lambda ml: (ml.model.org.lower(), ml.model.family, ml.model.total_params)):
         by_maker.setdefault(link.model.org, []).append(link)
     by_segment: dict[str, list[GpuLink]] = {}
-    for link in gpu_links:
-        by_segment.setdefault(_segment(link.gpu, lang), []).append(link)
+    for gpu_link in gpu_links:
+        by_segment.setdefault(_segment(gpu_link.gpu, lang), []).append(gpu_link)
     popular = []
-    for m, g in results.popular_pairs():
-        pick = results.pairs[(m, g)]
+    for m, g in site.popular_pairs():
+        pick = site.pairs[(m, g)]
         popular.append(PopularPair(catalog.models[m], catalog.gpus[g], urls.pair(lang.code, m, g), pick.estimate,
-                                   pick.quant, fidelity.grade(pick.quant, results.models[m].native_format)))
+                                   pick.quant, fidelity.grade(pick.quant, site.models[m].native_format)))
     tiers = ", ".join(lang.fmt.number(t) for t in CONSUMER_TIERS_GIB)
     return IndexView(
         head=Head(
@@ -189,5 +191,5 @@ def index_view(results: Results, key: PageKey, lang: Lang) -> IndexView:
                        "largest model whose recommended quantization is graded good or better and fits with margin "
                        "at %(context)s context.") % {
             "tiers": tiers, "mac": lang.fmt.number(MAC_GIB), "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
-        finder=_finder(results, models, gpus, lang),
+        finder=_finder(site, models, gpus, lang),
     )

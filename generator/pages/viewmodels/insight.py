@@ -7,7 +7,7 @@ from typing import NamedTuple
 from ... import urls
 from ...catalog.schema import Gpu
 from ...estimate.api import Estimate
-from ...sitedata import Results
+from ...sitedata import SiteData
 from .common import Lang
 
 
@@ -41,19 +41,19 @@ class Insight(NamedTuple):
     is_fastest: bool
 
 
-def pair_insight(results: Results, model_id: str, gpu_id: str, e: Estimate, lang: Lang) -> Insight:
-    spec, device = results.models[model_id], results.devices[gpu_id]
-    kv_per_token = results.kv_per_1k(model_id) / 1024
+def pair_insight(site: SiteData, model_id: str, gpu_id: str, e: Estimate, lang: Lang) -> Insight:
+    spec, device = site.models[model_id], site.devices[gpu_id]
+    kv_per_token = site.kv_per_1k(model_id) / 1024
     fits = e.verdict in ("fits", "tight")
     dense = spec.active_params >= spec.total_params
     ceiling = fastest = None
     if fits and dense and device.count == 1 and e.weights_bytes:
         rate = device.bandwidth_bytes_per_s / e.weights_bytes
         ceiling = Ceiling(1000 / rate, rate, e.decode_tokens_per_s / rate)
-    best = next((pick.gpu for pick in results.recommendations(model_id) if pick.role == "fastest"), None)
+    best = next((pick.gpu for pick in site.recommendations(model_id) if pick.role == "fastest"), None)
     if best and best != gpu_id and e.runs:
-        top = results.pairs[(model_id, best)]
-        fastest = Fastest(results.catalog.gpus[best], urls.pair(lang.code, model_id, best), top.quant,
+        top = site.pairs[(model_id, best)]
+        fastest = Fastest(site.catalog.gpus[best], urls.pair(lang.code, model_id, best), top.quant,
                           top.estimate.decode_tokens_per_s, e.decode_tokens_per_s / top.estimate.decode_tokens_per_s)
     return Insight(
         int(2**30 / kv_per_token) if kv_per_token else None,

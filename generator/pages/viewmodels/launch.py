@@ -3,6 +3,7 @@ note its remark calls for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -11,7 +12,7 @@ from markupsafe import Markup
 from ... import urls
 from ...estimate import engines
 from ...estimate.api import Estimate
-from ...sitedata import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from .. import commands
 from ..plan import PageKey
 from .common import Lang
@@ -82,15 +83,16 @@ def _gated_note(model_page: str, lang: Lang) -> Markup:
                      "hf auth login (the command's first line).", page=model_page)
 
 
-def _serving(results: Results, key: PageKey, plan: Any, model: Any, gpu: Any) -> list[commands.Command | None]:
+def _serving(site: SiteData, key: PageKey, plan: Any, model: Any, gpu: Any) -> list[commands.Command | None]:
     """The vLLM and SGLang serving commands, each only for an engine that runs the architecture and whose KV
     cache holds one request of the full context."""
-    context, held_vllm, held_sglang = results.serving_context(key.model, key.gpu)
+    context, held_vllm, held_sglang = site.serving_context(key.model, key.gpu)
     arch = engines.architecture(model.config)
     found: list[commands.Command | None] = []
-    for engine, held, make in (
-            ("vllm", held_vllm, lambda: commands.vllm_serving(model, gpu, plan, context, results.vllm_utilisation)),
-            ("sglang", held_sglang, lambda: commands.sglang_serving(model, gpu, plan, context))):
+    serving: tuple[tuple[engines.Engine, int, Callable[[], commands.Command | None]], ...] = (
+        ("vllm", held_vllm, lambda: commands.vllm_serving(model, gpu, plan, context, site.vllm_utilisation)),
+        ("sglang", held_sglang, lambda: commands.sglang_serving(model, gpu, plan, context)))
+    for engine, held, make in serving:
         command = make()
         if command is None:
             continue
@@ -103,20 +105,20 @@ def _serving(results: Results, key: PageKey, plan: Any, model: Any, gpu: Any) ->
     return found
 
 
-def pair_commands(results: Results, key: PageKey, quant: str, estimate: Estimate, lang: Lang) -> tuple[CommandRow, ...]:
+def pair_commands(site: SiteData, key: PageKey, quant: str, estimate: Estimate, lang: Lang) -> tuple[CommandRow, ...]:
     """llama.cpp, vLLM, SGLang (where the page has a serving plan), Ollama and MLX commands for the page's
     recommended setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs); an
     engine no source shows running the architecture gets a sentence saying so instead of a command."""
-    model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
-    setup, (runnable, skipped) = results.vllm_setup(key.model, key.gpu), results.vllm_checkpoints(key.model, key.gpu)
-    plan = results.serving(key.model, key.gpu)[0]
+    model, gpu = site.catalog.models[key.model], site.catalog.gpus[key.gpu]
+    setup, (runnable, skipped) = site.vllm_setup(key.model, key.gpu), site.vllm_checkpoints(key.model, key.gpu)
+    plan = site.serving(key.model, key.gpu)[0]
     arch = engines.architecture(model.config)
     if not estimate.runs and setup is None and plan is None and not skipped:
         return ()  # nothing runs: the page says so in one sentence
     if plan:
-        found = _serving(results, key, plan, model, gpu)
+        found = _serving(site, key, plan, model, gpu)
     else:
-        vllm = commands.vllm(model, setup, gpu, PAGE_CONTEXT_TOKENS, "f16", results.vllm_utilisation, skipped,
+        vllm = commands.vllm(model, setup, gpu, PAGE_CONTEXT_TOKENS, "f16", site.vllm_utilisation, skipped,
                              bool(runnable))
         found = [vllm if vllm is None or commands.runs_on(model, "vllm") else commands.unsupported(vllm.engine, arch)]
     if estimate.runs:  # no llama.cpp, Ollama or MLX command for a setup that does not run

@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from ... import urls
 from ...estimate import fidelity, serving
-from ...sitedata import Results
+from ...sitedata import SiteData
 from .. import charts, labels
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home
@@ -118,7 +118,7 @@ def _band_backend(band: Any) -> str:
     return f"{name} ({band.generation.upper()})" if band.generation else name
 
 
-def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyView:
+def methodology_view(site: SiteData, key: PageKey, lang: Lang) -> MethodologyView:
     """Formulas, assumptions and the cross-validated error on the calibration data."""
     _ = lang.gettext
     methods = {"gpu": _("leave one GPU out"), "source": _("leave one source out"), "model": _("leave one model out"),
@@ -126,17 +126,17 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
     kinds = {"decode_tps": _("decode"), "prefill_tps": _("prefill"), "ttft_s": _("time to first token"),
              "filesize": _("file size")}
     rows = tuple(ErrorRow(methods[r["method"]], _("all") if r["group"] == "all" else r["group"], kinds[r["kind"]],
-                          r["rows"], r["median"], r["worst"], r["within"]) for r in results.cross_validated)
+                          r["rows"], r["median"], r["worst"], r["within"]) for r in site.cross_validated)
     figures = tuple(
-        charts.scatter_chart(title, results.held_out_points(kind),
+        charts.scatter_chart(title, site.held_out_points(kind),
                              _("measured tok/s"), _("estimated tok/s"), lambda v: lang.fmt.number(v, 0))
         for kind, title in (("decode_tps", _("Decode speed on GPUs left out of the fit")),
                             ("prefill_tps", _("Prefill speed on GPUs left out of the fit"))))
     classes = {"dense": _("dense"), "moe": _("mixture of experts"), "hybrid": _("hybrid linear attention")}
     status = {"validated": _("validated"), "few": _("few measurements"), "none": _("not validated")}
     band_rows = tuple(BandRow(_band_backend(b), "llama.cpp", classes[b.architecture], b.rows, b.decode, b.prefill, b.ttft,
-                              status[b.status]) for b in results.error_bands())
-    measurements = sum(r["rows"] for r in results.cross_validated
+                              status[b.status]) for b in site.error_bands())
+    measurements = sum(r["rows"] for r in site.cross_validated
                        if r["group"] == "all" and r["method"] in ("gpu", "formula") and r["kind"] != "ttft_s")
     return MethodologyView(
         head=Head(
@@ -144,12 +144,12 @@ def methodology_view(results: Results, key: PageKey, lang: Lang) -> MethodologyV
             _("Formulas per attention kind and quantization, speed constants per backend and engine build, and the "
               "error on GPUs and sources left out of the fit, over %(n)s measurements.") % {
                 "n": lang.fmt.number(measurements)},
-            (home(lang), Crumb(_("Methodology"), urls.methodology(lang.code))), results.calibration_date),
+            (home(lang), Crumb(_("Methodology"), urls.methodology(lang.code))), site.calibration_date),
         report=rows, bands=band_rows,
-        constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in results.constants_table),
+        constants=tuple(ConstantRow(c["backend"], c["name"], c["value"]) for c in site.constants_table),
         charts=figures,
         engines=tuple(EngineRow(e["backend"], labels.localise(e["engine"], lang.gettext, lang.fmt.number(0.5, 1)[1])[0],
-                                lang._("yes") if e["current"] else lang._("no")) for e in results.engines),
+                                lang._("yes") if e["current"] else lang._("no")) for e in site.engines),
         prose=lang.prose("methodology"), serving=serving_methodology(),
         quality=tuple(QualityRow(f, fidelity.grade_of_kld(f.kld), None if f.imatrix == "none" else f.imatrix)
                       for f in fidelity.figures().values()),

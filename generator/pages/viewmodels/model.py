@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -12,12 +13,18 @@ from ...catalog.schema import Gpu, Model
 from ...estimate import fidelity, finetune, serving, serving_setup
 from ...estimate.api import Estimate, ModelSpec
 from ...estimate.cost import HOURS_PER_MONTH
-from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, ServingChoice
+from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, ServingChoice, SiteData
 from ...sitedata.policy import holds, quality_rank
 from ..plan import PageKey
 from .common import Crumb, Head, Lang, home, latest_read
-from .parts import (AboutModelPart, ArchitecturePart, SourcesPart, about_model_part, architecture_part,
-                    model_sources_part)
+from .parts import (
+    AboutModelPart,
+    ArchitecturePart,
+    SourcesPart,
+    about_model_part,
+    architecture_part,
+    model_sources_part,
+)
 
 
 class RequirementRow(NamedTuple):
@@ -124,37 +131,38 @@ def _requirement_label(context: int, sequences: int, lang: Lang) -> Markup:
     return lang._("%(ctx)s context", ctx=lang.fmt.tokens(context))
 
 
-def serving_row(results: Results, choice: ServingChoice, model_id: str, language: str) -> ServingRow:
+def serving_row(site: SiteData, choice: ServingChoice, model_id: str, language: str) -> ServingRow:
     plan, op = choice.plan, choice.plan.operating
-    return ServingRow(plan.precision, results.catalog.gpus[choice.gpu], urls.pair(language, model_id, choice.gpu),
+    assert op is not None  # policy.cheapest_serving prices only plans with an operating point
+    return ServingRow(plan.precision, site.catalog.gpus[choice.gpu], urls.pair(language, model_id, choice.gpu),
                       plan.gpu_count, plan.tensor_parallel, plan.engine, op.concurrency,
                       op.output_tokens_per_s_per_gpu, op.total_tokens_per_s_per_gpu, op.tokens_per_s_per_user,
                       f"{choice.provider}, {choice.instance}", choice.usd_per_gpu_hour,
                       choice.price.output_usd_per_mtok, choice.price.input_usd_per_mtok)
 
 
-def _gpu_row(results: Results, model_id: str, gpu_id: str, native: str, language: str) -> GpuRow:
-    pick = results.pairs[(model_id, gpu_id)]
-    return GpuRow(results.catalog.gpus[gpu_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
+def _gpu_row(site: SiteData, model_id: str, gpu_id: str, native: str, language: str) -> GpuRow:
+    pick = site.pairs[(model_id, gpu_id)]
+    return GpuRow(site.catalog.gpus[gpu_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
                   fidelity.grade(pick.quant, native),
                   pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
 
 
-def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:
+def model_view(site: SiteData, key: PageKey, lang: Lang) -> ModelView:
     """Requirements of one model at each precision and context, and where it runs."""
     _ = lang.gettext
-    model, spec = results.catalog.models[key.model], results.models[key.model]
+    model, spec = site.catalog.models[key.model], site.models[key.model]
     requirements = tuple(RequirementRow(r["context"], r["sequences"], _requirement_label(r["context"], r["sequences"], lang),
-                                        r["cells"]) for r in results.model_requirements(key.model))
+                                        r["cells"]) for r in site.model_requirements(key.model))
     native = spec.native_format
-    ranked = sorted(results.catalog.gpus, key=lambda g: (quality_rank(results.pairs[(key.model, g)], native), g))
-    fitting = sum(1 for g in ranked if holds(results.pairs[(key.model, g)], native))
-    summary = results.page_context_requirements(key.model)
+    ranked = sorted(site.catalog.gpus, key=lambda g: (quality_rank(site.pairs[(key.model, g)], native), g))
+    fitting = sum(1 for g in ranked if holds(site.pairs[(key.model, g)], native))
+    summary = site.page_context_requirements(key.model)
     headline = Headline(summary["Q4_K_M"], summary["BF16"], fitting, len(ranked))
     setups = tuple(SetupRow(s["quant"],
                             _setup(s["single"], urls.pair(lang.code, key.model, s["single"]["gpu"].id) if s["single"] else ""),
                             _setup(s["multi"], urls.gpu(lang.code, s["multi"]["gpu"].id) if s["multi"] else ""))
-                   for s in results.cheapest_setups(key.model))
+                   for s in site.cheapest_setups(key.model))
     return ModelView(
         head=Head(
             _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
@@ -167,13 +175,13 @@ def model_view(results: Results, key: PageKey, lang: Lang) -> ModelView:
         model=model, spec=spec, requirements=requirements,
         quality={q: fidelity.grade(q, spec.native_format) for q in (requirements[0].cells if requirements else ())},
         context=PAGE_CONTEXT_TOKENS, setups=setups, hours_per_month=HOURS_PER_MONTH,
-        serving=tuple(serving_row(results, choice, key.model, lang.code) for choice in results.cheapest_serving(key.model)),
+        serving=tuple(serving_row(site, choice, key.model, lang.code) for choice in site.cheapest_serving(key.model)),
         serving_floor=serving.MIN_USER_TOKENS_PER_S,
         serving_prompt_tokens=serving_setup.PAGE_PROMPT_TOKENS, serving_output_tokens=serving_setup.PAGE_OUTPUT_TOKENS,
-        finetune=tuple(FinetuneRow(m, results.finetune(key.model, m), results.finetune_gpu(key.model, m))
+        finetune=tuple(FinetuneRow(m, site.finetune(key.model, m), site.finetune_gpu(key.model, m))
                        for m in FINETUNE_METHODS),
-        architecture=architecture_part(results, key.model, lang), about_model=about_model_part(results, key.model, lang),
-        pairs=tuple(_gpu_row(results, key.model, g, native, lang.code) for g in ranked),
+        architecture=architecture_part(site, key.model, lang), about_model=about_model_part(site, key.model, lang),
+        pairs=tuple(_gpu_row(site, key.model, g, native, lang.code) for g in ranked),
         fits_count=fitting, headline=headline, compare_path=urls.compare(lang.code, model.id),
-        sources=model_sources_part(results, key.model, lang),
+        sources=model_sources_part(site, key.model, lang),
     )

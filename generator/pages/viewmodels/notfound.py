@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...sitedata import Results
+from ...sitedata import SiteData
 from ..plan import PageKey
 from .common import Head, Lang
 
@@ -14,7 +14,7 @@ class NotFoundView:
     head: Head
 
 
-def notfound_view(results: Results, key: PageKey, lang: Lang) -> NotFoundView:
+def notfound_view(site: SiteData, key: PageKey, lang: Lang) -> NotFoundView:
     _ = lang.gettext
     return NotFoundView(Head(_("Page not found · VRAM Atlas"),
                              _("This page does not exist. Find a model or a GPU from the index.")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from markupsafe import Markup
@@ -14,18 +15,45 @@ from ...catalog.schema import Gpu, Model
 from ...estimate import bands, cost, fidelity, finetune, speed
 from ...estimate.api import Estimate, ModelSpec, Verdict
 from ...estimate.fit import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
-from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, Results, matrix_quants
+from ...sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, SiteData, matrix_quants
 from ...sitedata.policy import meets_floor
 from .. import charts, labels
 from ..plan import PageKey
 from . import pair_text
-from .common import (PROMPT_TOKENS, CloudBasis, Crumb, Head, Lang, OfferRow, RentalCost, RentBuyView, home, latest_read,
-                     rental_cost, rentbuy_view, same_gpu_basis)
+from .common import (
+    PROMPT_TOKENS,
+    CloudBasis,
+    Crumb,
+    Head,
+    Lang,
+    OfferRow,
+    RentalCost,
+    RentBuyView,
+    home,
+    latest_read,
+    rental_cost,
+    rentbuy_view,
+    same_gpu_basis,
+)
 from .insight import Insight, pair_insight
 from .launch import CommandRow, pair_commands
-from .parts import (AboutGpuPart, AboutModelPart, ArchitecturePart, HardwarePart, LinkPart, OffersPart, SourcesPart,
-                    about_gpu_part, about_model_part, architecture_part, gpu_sources_part, hardware_part, link_parts,
-                    model_sources_part, offers_part)
+from .parts import (
+    AboutGpuPart,
+    AboutModelPart,
+    ArchitecturePart,
+    HardwarePart,
+    LinkPart,
+    OffersPart,
+    SourcesPart,
+    about_gpu_part,
+    about_model_part,
+    architecture_part,
+    gpu_sources_part,
+    hardware_part,
+    link_parts,
+    model_sources_part,
+    offers_part,
+)
 from .serving import ServingView, serving_view
 
 FITTING_SHOWN = 6  # largest models that fit, shown where the page's model does not
@@ -167,7 +195,7 @@ class PairView:
     weights_note: Markup
     split: tuple[SplitPart, ...]
     matrix: tuple[MatrixRow, ...]
-    sequences_8k: int
+    sequences_8k: int | None
     context_rows: tuple[ContextRow, ...]
     context_chart: Markup
     max_context_f16: int
@@ -213,18 +241,18 @@ def _split(e: Estimate) -> tuple[SplitPart, ...]:
     return tuple(SplitPart(key, round(100 * size / total, 2)) for key, size in parts)
 
 
-def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
+def related_pairs(site: SiteData, model_id: str, gpu_id: str) -> dict[str, list[tuple[str, str]]]:
     """This model on other GPUs (similar memory first), other models on this GPU (similar size first) and the
     largest models that fit on this GPU, as (model, GPU) pairs."""
     return {
-        "other_gpus": [(model_id, g) for g in results.similar_gpus[gpu_id]],
-        "other_models": [(m, gpu_id) for m in results.similar_models[model_id]],
-        "largest_here": [(m, gpu_id) for m in results.largest_fitting(gpu_id, FITTING_SHOWN + 1) if m != model_id][:FITTING_SHOWN],
+        "other_gpus": [(model_id, g) for g in site.similar_gpus[gpu_id]],
+        "other_models": [(m, gpu_id) for m in site.similar_models[model_id]],
+        "largest_here": [(m, gpu_id) for m in site.largest_fitting(gpu_id, FITTING_SHOWN + 1) if m != model_id][:FITTING_SHOWN],
     }
 
 
-def _context(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[tuple[ContextRow, ...], Markup]:
-    sweep = results.context_sweep(model_id, gpu_id)
+def _context(site: SiteData, model_id: str, gpu_id: str, lang: Lang) -> tuple[tuple[ContextRow, ...], Markup]:
+    sweep = site.context_sweep(model_id, gpu_id)
     usable = sweep.usable_bytes
     rows = tuple(ContextRow(context, kv_f16, total_f16, total_f16 > usable, kv_q8, total_q8, total_q8 > usable)
                  for context, kv_f16, total_f16, kv_q8, total_q8 in sweep.rows)
@@ -233,17 +261,17 @@ def _context(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[
         _("Memory against context length"), tuple(lang.fmt.tokens(r.context) for r in rows),
         (charts.Series("c-f16", _("KV cache f16"), tuple(r.total_f16 / 2**30 for r in rows)),
          charts.Series("c-q8", _("KV cache q8_0"), tuple(r.total_q8 / 2**30 for r in rows))),
-        results.devices[gpu_id].usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
+        site.devices[gpu_id].usable_memory_bytes / 2**30, _("usable memory"), "GiB", lambda v: lang.fmt.number(v, 0))
     return rows, chart
 
 
-def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) -> tuple[FinetuneRow, ...]:
-    device = results.devices[gpu_id]
+def _finetune_rows(site: SiteData, model_id: str, gpu_id: str, language: str) -> tuple[FinetuneRow, ...]:
+    device = site.devices[gpu_id]
     rows = []
     for method in FINETUNE_METHODS:
-        est = results.finetune(model_id, method)
+        est = site.finetune(model_id, method)
         verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
-        suggestion = results.finetune_gpu(model_id, method)
+        suggestion = site.finetune_gpu(model_id, method)
         rows.append(FinetuneRow(method, est, verdict, est.gradients_bytes + est.optimizer_bytes,
                                 suggestion[1] if suggestion else None,
                                 urls.gpu(language, suggestion[0]) if suggestion else None))
@@ -253,7 +281,7 @@ def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) 
 def assumption_rows(estimate: Estimate, lang: Lang) -> tuple[Assumption, ...]:
     """The estimator's assumptions with translated labels; a text the label tables miss keeps its English words."""
     # Nearly every pair has its own list (GPU and model figures), but the items recur: translate each once.
-    return tuple(lang.shared(("assumption", key, value), lambda: _assumption_row(key, value, lang))
+    return tuple(lang.shared(("assumption", key, value), partial(_assumption_row, key, value, lang))
                  for key, value in estimate.assumptions)
 
 
@@ -281,26 +309,26 @@ def _rent_vs_buy(gpu: Gpu, calc: RentBuyView, e: Estimate) -> RentVsBuy | None:
                      _owned(calc.price_usd, gpu.tdp_w, e) if e.runs else None)
 
 
-def _rentbuy(results: Results, model_id: str, gpu: Gpu, offers: tuple[OfferRow, ...], e: Estimate) -> RentBuyView:
+def _rentbuy(site: SiteData, model_id: str, gpu: Gpu, offers: tuple[OfferRow, ...], e: Estimate) -> RentBuyView:
     """The calculator against this GPU's cheapest offer, or, where it is not rented, against the cloud GPU that makes
     this model's tokens cheapest (renting as many tokens as the owned GPU makes in an hour)."""
     single = e.decode_tokens_per_s if e.runs and e.decode_tokens_per_s > 0 else None
-    batched = max(e.batched_tokens_per_s, e.decode_tokens_per_s) if single else None
+    batched = max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s) if single else None
     cloud = same_gpu_basis(offers, single, batched, gpu.name)
     if cloud is None:
-        pick = results.cheapest_cloud[model_id]
+        pick = site.cheapest_cloud[model_id]
         if pick is not None:
             per_gpu = pick.usd_per_gpu_hour
             cloud = CloudBasis(f"{pick.provider}, {pick.instance}", pick.gpu_name, False, per_gpu,
                                pick.single_usd_per_mtok, cost.usd_per_million_tokens(pick.batched_tokens_per_s, per_gpu),
                                cost.rent_equivalent_usd_per_hour(per_gpu, pick.single_tokens_per_s, single)
-                               if single else None, _stale(results, pick.checked))
+                               if single else None, _stale(site, pick.checked))
     return rentbuy_view(gpu, cloud, single, batched)
 
 
-def _stale(results: Results, checked: dt.date) -> bool:
+def _stale(site: SiteData, checked: dt.date) -> bool:
     """Whether a price checked on ``checked`` is older than the pages call fresh, on the build's reference date."""
-    as_of = results.price_reference_date
+    as_of = site.price_reference_date
     return freshness.is_stale(freshness.age_days(checked, as_of)) if as_of else False
 
 
@@ -313,16 +341,18 @@ def _offload(e: Estimate) -> Offload | None:
                    speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9)
 
 
-def cheapest_way(results: Results, model_id: str, language: str) -> CloudWay | None:
+def cheapest_way(site: SiteData, model_id: str, language: str) -> CloudWay | None:
     """The cheapest listed rental that holds the model at or above the quality floor with margin: the cheapest
     single GPU per hour (the model page's cloud pick), else the cheapest whole instance of several."""
-    for pick in results.recommendations(model_id):
+    for pick in site.recommendations(model_id):
         if pick.role == "cloud" and not pick.below_floor:
-            gpu = results.catalog.gpus[pick.gpu]
-            return CloudWay(gpu, urls.pair(language, model_id, gpu.id), 1, results.pairs[(model_id, gpu.id)].quant,
-                            pick.offer["provider"], pick.offer["usd_per_hour"])
-    quant = "MXFP4_MOE" if results.models[model_id].native_format == "mxfp4" else "Q4_K_M"
-    for row in results.cheapest_setups(model_id):
+            gpu = site.catalog.gpus[pick.gpu]
+            offer = pick.offer
+            assert offer is not None  # a cloud pick names its offer
+            return CloudWay(gpu, urls.pair(language, model_id, gpu.id), 1, site.pairs[(model_id, gpu.id)].quant,
+                            offer["provider"], offer["usd_per_hour"])
+    quant = "MXFP4_MOE" if site.models[model_id].native_format == "mxfp4" else "Q4_K_M"
+    for row in site.cheapest_setups(model_id):
         multi = row["multi"]
         if row["quant"] == "Q4_K_M" and multi:
             return CloudWay(multi["gpu"], urls.gpu(language, multi["gpu"].id), multi["count"], quant, None,
@@ -330,11 +360,11 @@ def cheapest_way(results: Results, model_id: str, language: str) -> CloudWay | N
     return None
 
 
-def _way_forward(results: Results, model_id: str, gpu_id: str, e: Estimate, native: str) -> WayForward | None:
-    pick = results.pairs[(model_id, gpu_id)]
+def _way_forward(site: SiteData, model_id: str, gpu_id: str, e: Estimate, native: str) -> WayForward | None:
+    pick = site.pairs[(model_id, gpu_id)]
     if e.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native):
         return None
-    multi = results.multi_gpu(model_id, gpu_id)
+    multi = site.multi_gpu(model_id, gpu_id)
     offload = e.offload if e.verdict == "offload" else None
     return WayForward(multi.gpu_count if multi else None, multi.quant if multi else None,
                       multi.total_bytes if multi else None, multi.decode_tokens_per_s if multi else None,
@@ -342,11 +372,11 @@ def _way_forward(results: Results, model_id: str, gpu_id: str, e: Estimate, nati
                       max(0, e.total_bytes - e.usable_bytes) if e.verdict == "no_fit" else None)
 
 
-def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
+def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
     _ = lang.gettext
-    model, gpu = results.catalog.models[key.model], results.catalog.gpus[key.gpu]
-    spec, device = results.models[key.model], results.devices[key.gpu]
-    pick = results.pairs[(key.model, key.gpu)]
+    model, gpu = site.catalog.models[key.model], site.catalog.gpus[key.gpu]
+    spec, device = site.models[key.model], site.devices[key.gpu]
+    pick = site.pairs[(key.model, key.gpu)]
     e, quant = pick.estimate, pick.quant
     grade = fidelity.grade(quant, spec.native_format)
     at_floor = meets_floor(quant, spec.native_format)  # unmeasured K-/i-quants by bits (policy.meets_floor)
@@ -354,16 +384,16 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     offloaded = max(0, e.total_bytes - e.usable_bytes)
     matrix = []
     for q in matrix_quants(spec):
-        q_grade, best = fidelity.grade(q, spec.native_format), results.best_gpu(key.model, q)
-        matrix.append(MatrixRow(q, results.quant_estimate(key.model, key.gpu, q), q_grade, q_grade in fidelity.AT_FLOOR,
-                                q == quant, results.catalog.gpus.get(best or ""), urls.pair(lang.code, key.model, best or "")))
-    context_rows, context_chart = _context(results, key.model, key.gpu, lang)
-    sweep = results.context_sweep(key.model, key.gpu)
-    offers = offers_part(results, gpu.id, lang)
-    insight = pair_insight(results, key.model, key.gpu, e, lang)
+        q_grade, best = fidelity.grade(q, spec.native_format), site.best_gpu(key.model, q)
+        matrix.append(MatrixRow(q, site.quant_estimate(key.model, key.gpu, q), q_grade, q_grade in fidelity.AT_FLOOR,
+                                q == quant, site.catalog.gpus.get(best or ""), urls.pair(lang.code, key.model, best or "")))
+    context_rows, context_chart = _context(site, key.model, key.gpu, lang)
+    sweep = site.context_sweep(key.model, key.gpu)
+    offers = offers_part(site, gpu.id, lang)
+    insight = pair_insight(site, key.model, key.gpu, e, lang)
     context_note, kv_note, faq_context = pair_text.context_notes(e, quant, sweep.max_context_f16, sweep.max_context_q8, model,
                                                         insight, lang)
-    command_rows = pair_commands(results, key, quant, e, lang)
+    command_rows = pair_commands(site, key, quant, e, lang)
     if e.runs:
         no_command = None
     elif command_rows:
@@ -372,22 +402,22 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     else:
         no_command = lang._("No command: no catalogued setup of %(model)s fits one %(gpu)s, or eight with vLLM.",
                                model=model.name, gpu=gpu.name)
-    serving = serving_view(results, key, lang, offers.offers, e, quant)
+    serving = serving_view(site, key, lang, offers.offers, e, quant)
     rental = rental_cost(offers.offers, e)
     if serving and serving.cost:
-        first = FirstScreen(serving.cost.output_usd_per_mtok, True, cheapest_way(results, key.model, lang.code))
+        first = FirstScreen(serving.cost.output_usd_per_mtok, True, cheapest_way(site, key.model, lang.code))
     else:
         first = FirstScreen(rental.single_usd_per_mtok if rental else None, False,
-                            cheapest_way(results, key.model, lang.code))
+                            cheapest_way(site, key.model, lang.code))
     cost_note = None
     if rental is None and offers.offers:
         cost_note = lang._("%(model)s does not run on %(gpu)s, so there is no cost per token here; the cloud offers "
                            "for this GPU are listed below, for the multi-GPU setups that hold it.",
                            model=model.name, gpu=gpu.name)
-    related = related_pairs(results, key.model, key.gpu)
-    rentbuy = _rentbuy(results, key.model, gpu, offers.offers, e)
-    largest_here = link_parts(results, lang, related["largest_here"], "model")
-    finetune_rows = _finetune_rows(results, key.model, key.gpu, lang.code)
+    related = related_pairs(site, key.model, key.gpu)
+    rentbuy = _rentbuy(site, key.model, gpu, offers.offers, e)
+    largest_here = link_parts(site, lang, related["largest_here"], "model")
+    finetune_rows = _finetune_rows(site, key.model, key.gpu, lang.code)
     return PairView(
         head=Head(pair_text.pair_title(model, gpu, quant, e, lang), pair_text.pair_description(model, gpu, quant, e, lang),
                   (home(lang), Crumb(model.name, urls.model(lang.code, model.id)),
@@ -409,20 +439,21 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         offers=offers, cost=rental, rent_vs_buy=_rent_vs_buy(gpu, rentbuy, e), rentbuy=rentbuy,
         finetune=finetune_rows,
         finetune_note=pair_text.finetune_note(lang, finetune_rows[0].est.seq_len),
-        serving=serving, first_screen=first, way_forward=_way_forward(results, key.model, key.gpu, e, spec.native_format),
+        serving=serving, first_screen=first, way_forward=_way_forward(site, key.model, key.gpu, e, spec.native_format),
         desktop_ram_bytes=DEFAULT_HOST_RAM_BYTES, cost_note=cost_note, commands=command_rows, no_command_note=no_command,
         offload=_offload(e),
         # Parts shared by every pair page of a model or a GPU (their HTML is cached too: see cached() in render.py).
-        recommended=hardware_part(results, model.id, lang), architecture=architecture_part(results, model.id, lang),
-        about_model=about_model_part(results, model.id, lang), about_gpu=about_gpu_part(results, gpu.id, lang),
-        model_sources=model_sources_part(results, model.id, lang), gpu_sources=gpu_sources_part(results, gpu.id, lang),
+        recommended=hardware_part(site, model.id, lang), architecture=architecture_part(site, model.id, lang),
+        about_model=about_model_part(site, model.id, lang), about_gpu=about_gpu_part(site, gpu.id, lang),
+        model_sources=model_sources_part(site, model.id, lang), gpu_sources=gpu_sources_part(site, gpu.id, lang),
         insight=insight, assumptions=assumption_rows(e, lang),
-        error_band=results.error_band(gpu.backends[0], bands.architecture_class(spec.architecture),
+        error_band=site.error_band(gpu.backends[0], bands.architecture_class(spec.architecture),
                                       bands.generation(gpu.backends[0], gpu.segment)),
-        other_gpus=link_parts(results, lang, related["other_gpus"], "gpu"),
-        other_models=link_parts(results, lang, related["other_models"], "model"),
+        other_gpus=link_parts(site, lang, related["other_gpus"], "gpu"),
+        other_models=link_parts(site, lang, related["other_models"], "model"),
         largest_here=largest_here, instead=largest_here if e.verdict in ("offload", "no_fit") else (),
         compare_path=urls.compare(lang.code, model.id),
-        faq_can_run=pair_text.faq_can_run(e, quant, offloaded, lang), faq_speed=pair_text.faq_speed(e, lang), faq_context=faq_context,
+        faq_can_run=pair_text.faq_can_run(e, quant, offloaded, lang), faq_speed=pair_text.faq_speed(e, lang),
+        faq_context=faq_context,
     )
 

@@ -42,7 +42,7 @@ def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int,
     else:
         text = lang._("Even at %(quant)s the model needs %(need)s; this GPU offers %(usable)s, too little even with "
                          "system-RAM offload.", quant=quant, need=need, usable=usable)
-    if not e.runs and insight.shortfall_bytes:
+    if not e.runs and insight.shortfall_bytes and insight.shortfall_ratio is not None:
         text += Markup(" ") + lang._("The setup is %(short)s (%(pct)s) larger than the usable memory.",
                                         short=fmt.gib(insight.shortfall_bytes), pct=fmt.percent(insight.shortfall_ratio))
     return text
@@ -63,6 +63,7 @@ def faq_can_run(e: Estimate, quant: str, offloaded: int, lang: Lang) -> Markup:
 def faq_speed(e: Estimate, lang: Lang) -> Markup:
     if not e.runs:
         return lang._("It does not run on this GPU, so there is no speed to report.")
+    assert e.prefill_tokens_per_s is not None and e.ttft_s is not None  # a setup that runs has its speeds
     return lang._("About %(decode)s tokens per second when generating one answer, %(prefill)s tokens per second "
                      "reading the prompt, and %(ttft)s seconds until the first token of a %(prompt)s-token prompt.",
                      decode=lang.fmt.sig(e.decode_tokens_per_s), prefill=lang.fmt.sig(e.prefill_tokens_per_s),
@@ -106,6 +107,7 @@ def pair_title(model: Model, gpu: Gpu, quant: str, e: Estimate, lang: Lang) -> s
 
 def pair_description(model: Model, gpu: Gpu, quant: str, e: Estimate, lang: Lang) -> str:
     _ = lang.gettext
+    assert e.ttft_s is not None and e.max_context_tokens is not None  # every page's estimate has both
     values = {"model": model.name, "gpu": gpu.name, "quant": quant, "need": lang.fmt.gib(e.total_bytes),
               "usable": lang.fmt.gib(e.usable_bytes), "speed": lang.fmt.sig(e.decode_tokens_per_s, 3),
               "ttft": lang.fmt.sig(e.ttft_s, 2), "ctx": lang.fmt.number(e.max_context_tokens),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 from markupsafe import Markup
@@ -17,7 +18,7 @@ from ...catalog.schema import Gpu, Model
 from ...estimate import fidelity
 from ...estimate.api import Estimate
 from ...estimate.cost import HOURS_PER_MONTH
-from ...sitedata import OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import OLDER_LAUNCH_YEAR, PAGE_CONTEXT_TOKENS, SiteData
 from .. import labels
 from .common import Lang, OfferRow, SourceRow, cheapest_per_tier, offer_rows, source_rows
 
@@ -36,14 +37,14 @@ class OffersPart:
     hours_per_month: float
 
 
-def offers_part(results: Results, gpu_id: str, lang: Lang) -> OffersPart:
+def offers_part(site: SiteData, gpu_id: str, lang: Lang) -> OffersPart:
     key = ("offers", gpu_id)
 
     def build() -> OffersPart:
-        offers = lang.shared(("offer_rows", gpu_id), lambda: offer_rows(results, gpu_id))
+        offers = lang.shared(("offer_rows", gpu_id), lambda: offer_rows(site, gpu_id))
         shown = cheapest_per_tier(offers)
         return OffersPart(key, offers, shown, len(offers) > len(shown), urls.anchor(urls.gpu(lang.code, gpu_id), "h-offers"),
-                          results.price_reference_date, freshness.STALE_AFTER_DAYS, HOURS_PER_MONTH)
+                          site.price_reference_date, freshness.STALE_AFTER_DAYS, HOURS_PER_MONTH)
     return lang.shared(key, build)
 
 
@@ -55,7 +56,7 @@ class RecommendedRow(NamedTuple):
     path: str
     estimate: Estimate
     quant: str
-    offer: OfferRow | None
+    offer: dict[str, Any] | None  # policy.recommendations' cloud offer: provider, usd_per_hour, instance
     grade: str
     why: Markup
     below_floor: Markup | None  # the warning, where no GPU holds a good-enough quantization
@@ -72,6 +73,7 @@ def _why(role: str, usd_per_tok_s: float | None, lang: Lang) -> Markup:
     if role == "fastest":
         return lang._("Fastest at this quality.")
     if role == "value":
+        assert usd_per_tok_s is not None  # a value pick is priced
         return lang._("Lowest price per tok/s: %(usd)s.", usd=lang.fmt.usd(usd_per_tok_s))
     if role == "older":
         return lang._("Cheapest launched in %(year)s or earlier.", year=OLDER_LAUNCH_YEAR)
@@ -80,16 +82,16 @@ def _why(role: str, usd_per_tok_s: float | None, lang: Lang) -> Markup:
     return lang._("Cheapest hourly rental.")
 
 
-def hardware_part(results: Results, model_id: str, lang: Lang) -> HardwarePart:
+def hardware_part(site: SiteData, model_id: str, lang: Lang) -> HardwarePart:
     """Best single GPU, best value, used/older option, Apple unified memory and cheapest cloud, as pair links, each
     with the figure it won on and its quality grade."""
     key = ("hardware", model_id)
 
     def build() -> HardwarePart:
-        native = results.models[model_id].native_format
+        native = site.models[model_id].native_format
         rows = []
-        for pick in results.recommendations(model_id):
-            gpu, pair = results.catalog.gpus[pick.gpu], results.pairs[(model_id, pick.gpu)]
+        for pick in site.recommendations(model_id):
+            gpu, pair = site.catalog.gpus[pick.gpu], site.pairs[(model_id, pick.gpu)]
             speed = pair.estimate.decode_tokens_per_s
             grade = fidelity.grade(pair.quant, native)
             per_tok_s = gpu.price_usd / speed if gpu.price_usd and speed else None
@@ -153,11 +155,11 @@ def native_precision(model: Model, spec: Any) -> str | None:
     return labels.DTYPE.get(str(dtype)) if dtype else None
 
 
-def about_model_part(results: Results, model_id: str, lang: Lang) -> AboutModelPart:
+def about_model_part(site: SiteData, model_id: str, lang: Lang) -> AboutModelPart:
     key = ("about_model", model_id)
 
     def build() -> AboutModelPart:
-        model, spec = results.catalog.models[model_id], results.models[model_id]
+        model, spec = site.catalog.models[model_id], site.models[model_id]
         return AboutModelPart(
             key, model.name, model.org, model.family, licence_name(model.license) if model.license else None,
             model.release_date, model.hf_repo, urls.huggingface(model.hf_repo), native_precision(model, spec),
@@ -181,11 +183,11 @@ class AboutGpuPart:
     fp16_per_gb_s: float | None
 
 
-def about_gpu_part(results: Results, gpu_id: str, lang: Lang) -> AboutGpuPart:
+def about_gpu_part(site: SiteData, gpu_id: str, lang: Lang) -> AboutGpuPart:
     key = ("about_gpu", gpu_id)
 
     def build() -> AboutGpuPart:
-        gpu = results.catalog.gpus[gpu_id]
+        gpu = site.catalog.gpus[gpu_id]
         gib = gpu.memory_bytes / 2**30
         return AboutGpuPart(key, gpu, tuple(gpu.backends), gpu.price_usd / gib if gpu.price_usd else None,
                             gpu.bandwidth_gb_per_s / gib,
@@ -215,22 +217,22 @@ class ArchitecturePart:
     context_length: int
 
 
-def architecture_part(results: Results, model_id: str, lang: Lang) -> ArchitecturePart:
+def architecture_part(site: SiteData, model_id: str, lang: Lang) -> ArchitecturePart:
     key = ("architecture", model_id)
 
     def build() -> ArchitecturePart:
-        spec = results.models[model_id]
+        spec = site.models[model_id]
         mixers: dict[tuple[str, int | None, int], int] = {}
         for layer in spec.architecture.main_layers:
             mixer = (layer.attention, layer.window, layer.compress_ratio)
             mixers[mixer] = mixers.get(mixer, 0) + 1
         return ArchitecturePart(
-            key, spec.architecture, results.kv_per_1k(model_id),
+            key, spec.architecture, site.kv_per_1k(model_id),
             tuple(Mixer(kind, window, ratio, count) for (kind, window, ratio), count in mixers.items()),
             max((layer.n_kv_heads for layer in spec.architecture.main_layers), default=0),
             spec.total_params, spec.active_params,
             bool(spec.active_params) and spec.active_params != spec.total_params,
-            results.catalog.models[model_id].context_length)
+            site.catalog.models[model_id].context_length)
     return lang.shared(key, build)
 
 
@@ -240,22 +242,22 @@ class SourcesPart:
     rows: tuple[SourceRow, ...]
 
 
-def model_sources_part(results: Results, model_id: str, lang: Lang) -> SourcesPart:
+def model_sources_part(site: SiteData, model_id: str, lang: Lang) -> SourcesPart:
     key = ("sources", "model", model_id)
-    model = results.catalog.models[model_id]
+    model = site.catalog.models[model_id]
     return lang.shared(key, lambda: SourcesPart(key, source_rows([(model.name, model)], lang.gettext)))
 
 
-def gpu_sources_part(results: Results, gpu_id: str, lang: Lang) -> SourcesPart:
+def gpu_sources_part(site: SiteData, gpu_id: str, lang: Lang) -> SourcesPart:
     key = ("sources", "gpu", gpu_id)
-    gpu = results.catalog.gpus[gpu_id]
+    gpu = site.catalog.gpus[gpu_id]
     return lang.shared(key, lambda: SourcesPart(key, source_rows([(gpu.name, gpu)], lang.gettext)))
 
 
 class LinkPart(NamedTuple):
     """A link to a pair page, named after its GPU or its model, with its verdict and speed."""
 
-    key: tuple[str, str, str]
+    key: tuple[str, ...]
     path: str
     name: str
     verdict: str
@@ -263,12 +265,12 @@ class LinkPart(NamedTuple):
     estimate: Estimate
 
 
-def link_parts(results: Results, lang: Lang, pairs: list[tuple[str, str]], named: str) -> tuple[LinkPart, ...]:
+def link_parts(site: SiteData, lang: Lang, pairs: list[tuple[str, str]], named: str) -> tuple[LinkPart, ...]:
     """Link rows to pair pages, named after the pair's GPU or model (``named``); one object per pair and name in a
     language (every pair appears in the related links of dozens of pages)."""
     def row(m: str, g: str) -> LinkPart:
-        pick = results.pairs[(m, g)]
-        name = results.catalog.gpus[g].name if named == "gpu" else results.catalog.models[m].name
+        pick = site.pairs[(m, g)]
+        name = site.catalog.gpus[g].name if named == "gpu" else site.catalog.models[m].name
         return LinkPart(("link", m, g, named), urls.pair(lang.code, m, g), name, pick.estimate.verdict, pick.quant,
                         pick.estimate)
-    return tuple(lang.shared(("link", m, g, named), lambda m=m, g=g: row(m, g)) for m, g in pairs)
+    return tuple(lang.shared(("link", m, g, named), partial(row, m, g)) for m, g in pairs)

@@ -11,7 +11,7 @@ from ...estimate.api import Estimate
 from ...estimate.kvcache import VLLM_BLOCK
 from ...estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
 from ...estimate.serving_setup import ServingPlan
-from ...sitedata import PAGE_CONTEXT_TOKENS, Results
+from ...sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from ...sitedata.policy import rents
 from .. import charts
 from ..plan import PageKey
@@ -123,9 +123,9 @@ def _single_request_note(plan: ServingPlan, e: Estimate, quant: str, lang: Lang)
         eff=fmt.percent(plan.bandwidth_efficiency), ms=fmt.number(plan.step_overhead_s * 1e3, 2))
 
 
-def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[OfferRow, ...], e: Estimate,
+def serving_view(site: SiteData, key: PageKey, lang: Lang, offers: tuple[OfferRow, ...], e: Estimate,
                  quant: str) -> ServingView | None:
-    options = results.serving(key.model, key.gpu)
+    options = site.serving(key.model, key.gpu)
     plan = options[0]
     if plan is None:
         return None
@@ -157,11 +157,11 @@ def serving_view(results: Results, key: PageKey, lang: Lang, offers: tuple[Offer
         setup_note = lang._("One GPU holds the model with room for the KV cache of a %(ctx)s request, so the setup "
                             "is one GPU; a larger tensor-parallel group is the second row below, with what it gains "
                             "and costs.",
-                            ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, results.catalog.models[key.model].context_length)))
+                            ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, site.catalog.models[key.model].context_length)))
     else:
         setup_note = lang._("%(n)s GPUs are the fewest that hold the weights and the KV cache of a %(ctx)s request "
                             "in one machine, splitting every layer across them (tensor parallel).", n=plan.gpu_count,
-                            ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, results.catalog.models[key.model].context_length)))
+                            ctx=fmt.tokens(min(PAGE_CONTEXT_TOKENS, site.catalog.models[key.model].context_length)))
     if op:
         note = lang._(
             "Recommended operating point: %(c)s concurrent requests, %(tput)s output tok/s per GPU at %(user)s tok/s "
