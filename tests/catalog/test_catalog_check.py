@@ -208,17 +208,22 @@ def test_street_price_needs_its_date_and_a_url(catalog: Path) -> None:
     assert passes(catalog)  # the AMD platform page source has a URL too
 
 
-def test_a_reader_that_leaves_early_gets_no_traceback(catalog: Path) -> None:
-    """``check | head -1``: the pipe closes before the report is written; the command stops quietly (exit 141)."""
+@pytest.mark.parametrize("unbuffered", ["1", None])
+def test_a_reader_that_leaves_early_gets_no_traceback(catalog: Path, unbuffered: str | None) -> None:
+    """``check | head -1``: the pipe closes before the report is written; the command stops quietly (exit 141),
+    whether stdout is buffered (the report reaches the pipe only at the final flush) or not."""
     import os
     import subprocess
     import sys
 
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    env |= {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {}
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the command writes a byte
     try:
         done = subprocess.run([sys.executable, "-m", "generator", "check", "--catalog", str(catalog)], stdout=write,
-                              stderr=subprocess.PIPE, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
+                              stderr=subprocess.PIPE, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2],
+                              env=env)
     finally:
         os.close(write)
     assert "Traceback" not in done.stderr and done.returncode == 141, done.stderr
