@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import build_project, make_project
+from tests.conftest import build_project, edit, make_project
 
 
 def tree_digest(site: Path) -> dict[str, str]:
@@ -44,13 +44,6 @@ def one_line(stderr: str) -> str:
 def all_output(site: Path) -> bytes:
     """Every byte of the site, for asserting that something did not get into it."""
     return b"".join(p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file())
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    """Replace the one occurrence of ``old`` in ``path``."""
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def add_gpu_twins(project: Path, count: int) -> None:

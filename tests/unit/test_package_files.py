@@ -1,9 +1,11 @@
-"""The package's data files: shipped by a wheel and covered by the build's code digest."""
+"""The package's data files and library versions: shipped by a wheel and covered by the build's code digest."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from generator import incremental
 from generator.pages import social
@@ -20,7 +22,7 @@ def test_every_data_file_is_package_data() -> None:
     assert unshipped == []
 
 
-def test_the_fonts_are_in_the_code_digest(tmp_path: Path, monkeypatch) -> None:
+def test_the_fonts_are_in_the_code_digest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A changed font changes every preview image, so it rebuilds the site as changed code does."""
     fonts = tmp_path / "generator" / "data" / "fonts"
     fonts.mkdir(parents=True)
@@ -36,3 +38,17 @@ def test_the_fonts_are_in_the_code_digest(tmp_path: Path, monkeypatch) -> None:
 def test_the_preview_font_is_the_vendored_vera() -> None:
     assert social.FONT_DIR == ROOT / "generator" / "data" / "fonts"
     assert social._font(social.BOLD, 40).getname() == ("Bitstream Vera Sans", "Bold")
+
+
+def test_library_versions_are_part_of_the_code_digest(monkeypatch: pytest.MonkeyPatch) -> None:
+    incremental.library_versions.cache_clear()
+    before = incremental.code_digest(ROOT)
+    for library in incremental.RENDERING_LIBRARIES:
+        real = incremental.metadata.version
+        monkeypatch.setattr(incremental.metadata, "version",
+                            lambda name, real=real, library=library: "99.0" if name == library else real(name))
+        incremental.library_versions.cache_clear()
+        assert incremental.code_digest(ROOT) != before, library
+        monkeypatch.undo()
+    incremental.library_versions.cache_clear()
+    assert {"jinja2", "babel", "markdown", "pydantic", "pyyaml"} <= set(incremental.RENDERING_LIBRARIES)
