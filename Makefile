@@ -7,7 +7,7 @@ JOBS ?=
 STRICT ?= 0
 BUILD_FLAGS := $(if $(filter 1,$(STRICT)),--strict,) $(if $(JOBS),--jobs $(JOBS),)
 
-.PHONY: build test serve i18n check lint prices-report accuracy bench bench-scale audit browser node clean golden
+.PHONY: build test test-fast serve i18n check lint prices-report accuracy bench bench-scale audit browser node clean golden
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ node:
 
 test: lint $(STAMP) browser node
 	$(PY) -m pytest
+
+# No full-catalogue build, browser, Lighthouse, Java or Node, and no test that runs builds one after another.
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow and not browser and not builds and not external"
 
 bench: $(STAMP)
 	$(PY) -m generator.bench

@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; user mistakes become one line per problem on stderr."""
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a reader that left shows here, not in the interpreter's own flush at exit (code 120)
+        return code
     except UserError as error:
         for problem in error.problems:
             print(problem, file=sys.stderr)

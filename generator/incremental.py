@@ -45,8 +45,10 @@ from .pages.write import inside
 
 GENERATOR_DIR = Path(__file__).resolve().parent
 # Libraries whose version can change the bytes of a page (templates, escaping, translations, prose, parsing) or
-# of a preview image (Pillow draws and encodes it, ReportLab ships its font).
-RENDERING_LIBRARIES = ("jinja2", "markupsafe", "babel", "markdown", "pydantic", "pyyaml", "pillow", "reportlab")
+# of a preview image (Pillow draws and encodes it).
+RENDERING_LIBRARIES = ("jinja2", "markupsafe", "babel", "markdown", "pydantic", "pyyaml", "pillow")
+# The generator's files that shape the output: its code, its measurement tables and the preview images' font.
+CODE_SUFFIXES = (".py", ".csv", ".ttf")
 
 
 def digest(*parts: Any) -> str:
@@ -76,10 +78,14 @@ def _input_files(folder: Path, pattern: str) -> list[Path]:
 
 def code_digest(project: Path) -> str:
     """The generator's code and data, the templates and the locales: a change here rebuilds every page."""
-    generator_files = [p for p in GENERATOR_DIR.rglob("*") if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts]
-    return digest(__version__, library_versions(), files_digest(generator_files, GENERATOR_DIR),
+    return digest(__version__, library_versions(), files_digest(code_files(GENERATOR_DIR), GENERATOR_DIR),
                   files_digest(_input_files(project / "templates", "*"), project),
                   files_digest(_input_files(project / "locales", "*.po"), project, LOCALE_FILE_BYTES))
+
+
+def code_files(package_dir: Path) -> list[Path]:
+    """The package's files that :func:`code_digest` covers."""
+    return [p for p in package_dir.rglob("*") if p.suffix in CODE_SUFFIXES and "__pycache__" not in p.parts]
 
 
 @cache

@@ -13,6 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_PROJECT = ROOT / "tests" / "fixtures" / "project"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test on the real catalogue's site is ``slow`` and one with a Chromium page is ``browser``, marked or not:
+    ``make test-fast`` must never start either."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "real_site" in fixtures:
+            item.add_marker(pytest.mark.slow)
+        if "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
+
+
 def make_project(tmp: Path) -> Path:
     """A project folder with the fixture catalogue and the real templates and locales."""
     project = tmp / "project"
@@ -22,10 +33,32 @@ def make_project(tmp: Path) -> Path:
     return project
 
 
-def run_generator(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m generator`` as a user would."""
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=600)
+HF_CONFIGS = ROOT / "tests" / "estimate" / "fixtures"  # Hugging Face config.json files
+
+
+def run_generator(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None,
+                  stdout: int = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m generator ARGS`` as a user would (a bare environment plus ``env``), asserting that no
+    traceback is printed."""
+    done = subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=cwd, stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=600,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **(env or {})})
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def check_problems(catalog: Path) -> list[str]:
+    """The lines ``check`` prints on ``catalog``, asserting it failed with status 1."""
+    done = run_generator("check", "--catalog", catalog)
+    assert (done.returncode, done.stdout) == (1, ""), done.stdout
+    return done.stderr.splitlines()
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace the one occurrence of ``old`` in ``path``."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def build_project(project: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:

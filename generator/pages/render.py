@@ -6,6 +6,7 @@ import hashlib
 import inspect
 import marshal
 import os
+import re
 import sys
 import types
 from collections.abc import MutableMapping
@@ -19,8 +20,10 @@ from babel.support import NullTranslations
 from markupsafe import Markup
 
 from ..cachefile import discard
+from ..errors import Problem, UserError
 from ..incremental import digest, library_versions
 from ..links import href
+from ..sitedata.methodology import Figure, prose_figures
 from . import codegen, reads
 from .codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
 from .i18n import LANGUAGES, Formatter, formatter, translation_markup, translations
@@ -205,6 +208,24 @@ def make_environment(templates_dir: Path, catalogue: NullTranslations, language:
     return env
 
 
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill_figures(text: str, figures: dict[str, Figure], fmt: Formatter, shown: str) -> str:
+    """Prose with each ``{name}`` replaced by that code constant in the language's number format; a name that is
+    not a figure is an error, not text."""
+    unknown = sorted({name for name in _PLACEHOLDER.findall(text) if name not in figures})
+    if unknown:
+        raise UserError([Problem(shown, "", f"unknown figure {{{name}}}: not in sitedata.methodology.prose_figures")
+                         for name in unknown])
+
+    def figure(match: re.Match[str]) -> str:
+        value, digits = figures[match.group(1)]
+        return str(int(value)) if digits is None else fmt.number(value, digits)
+
+    return _PLACEHOLDER.sub(figure, text)
+
+
 class Renderer:
     """Renders pages in every language; templates compile once per process."""
 
@@ -231,7 +252,9 @@ class Renderer:
         """A Markdown page from ``templates/content/<name>.<language>.md`` as HTML, read once per process."""
         key = (language, name)
         if key not in self._prose:
-            text = (self._content_dir / f"{name}.{language}.md").read_text(encoding="utf-8")
+            path = self._content_dir / f"{name}.{language}.md"
+            text = fill_figures(path.read_text(encoding="utf-8"), prose_figures(), formatter(language),
+                                f"templates/content/{path.name}")
             self._prose[key] = Markup(markdown.markdown(text, output_format="html"))
         return self._prose[key]
 

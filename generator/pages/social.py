@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -22,14 +22,15 @@ BACKGROUND, FOREGROUND = (15, 23, 42), (241, 245, 249)
 # RGB's bytes and encoding time).
 PALETTE = [round(BACKGROUND[c] + (FOREGROUND[c] - BACKGROUND[c]) * level / 255) for level in range(256) for c in range(3)]
 TEXT, MUTED, FAINT = 255, 185, 120
-# Bitstream Vera, shipped with ReportLab: a font every install has, with the German letters (Pillow's own default
-# font has no umlauts).
-FONT_PACKAGE, REGULAR, BOLD = "reportlab", "fonts/Vera.ttf", "fonts/VeraBd.ttf"
+# Bitstream Vera (generator/data/fonts, with its licence): it has the German letters, which Pillow's own default
+# font lacks.
+FONT_DIR = Path(__file__).resolve().parents[1] / "data" / "fonts"
+REGULAR, BOLD = "Vera.ttf", "VeraBd.ttf"
 
 
 @cache
 def _font_bytes(name: str) -> bytes:
-    return (resources.files(FONT_PACKAGE) / name).read_bytes()
+    return (FONT_DIR / name).read_bytes()
 
 
 @cache

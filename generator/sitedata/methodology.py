@@ -3,12 +3,57 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..estimate import bands
+from ..estimate import bands, cost, fidelity, finetune, fit, kvcache, quant, runtime, speed
 from ..estimate import constants as fitted
+from .compute import FINETUNE_SEQ_LEN
+from .policy import OLDER_LAUNCH_YEAR
 
 CALIBRATION_DATE = "2026-09-02"  # newest measurements bundled: llama.cpp pull request 24546 (comment of 2026-09-02)
+
+
+class Figure(NamedTuple):
+    """A code constant as the methodology prose prints it: the value and its decimals (None: a year, as written)."""
+
+    value: float
+    digits: int | None = 0
+
+
+# The quantizations whose measured KLD the prose quotes, at two or three significant digits
+_KLD_DIGITS = {"Q8_0": 4, "Q6_K": 4, "Q5_K_M": 3, "Q4_K_M": 3, "IQ4_XS": 3, "Q3_K_M": 3, "Q2_K": 2, "IQ2_XXS": 2,
+               "IQ1_S": 2}
+
+
+def prose_figures() -> dict[str, Figure]:
+    """The constants the methodology prose names, by the ``{placeholder}`` that prints each (both languages)."""
+    q4_k = quant.GGML_TYPES["Q4_K"]
+    bounds = dict(fidelity.GRADE_BOUNDS)
+    return {
+        "fit_margin_percent": Figure(fit.TIGHT_FRACTION * 100),
+        "vllm_gpu_memory_utilization": Figure(runtime.VLLM_GPU_MEMORY_UTILIZATION, 2),
+        "compute_buffer_ubatch": Figure(kvcache.LLAMA_CPP_UBATCH),
+        "prefill_ubatch": Figure(speed.UBATCH_TOKENS),
+        # tokens per expert in a micro-batch of a 128-expert, top-8 model, the prose's example
+        "moe_example_tokens": Figure(speed.UBATCH_TOKENS * 8 / 128),
+        "kv_f16_bytes": Figure(kvcache.llama_cpp_bytes_per_element("f16")),
+        "kv_q8_0_bytes": Figure(kvcache.llama_cpp_bytes_per_element("q8_0"), 4),
+        "kv_q4_0_bytes": Figure(kvcache.llama_cpp_bytes_per_element("q4_0"), 4),
+        "q4_k_block_bytes": Figure(q4_k.block_bytes),
+        "q4_k_block": Figure(q4_k.block),
+        "q4_k_bits": Figure(q4_k.bits_per_weight, 1),
+        "kld_near_lossless": Figure(bounds["near_lossless"], 2),
+        "kld_good": Figure(bounds["good"], 2),
+        "kld_noticeable": Figure(bounds["noticeable"], 2),
+        "few_rows": Figure(bands.FEW_ROWS),
+        "lora_rank": Figure(finetune.LORA_RANK),
+        "full_finetune_bytes": Figure(finetune.full_bytes_per_param()),
+        "finetune_seq_len": Figure(FINETUNE_SEQ_LEN),
+        "finetune_micro_batch": Figure(finetune.MICRO_BATCH),
+        "amortisation_months": Figure(cost.DEFAULT_AMORTISATION_MONTHS),
+        "older_launch_year": Figure(OLDER_LAUNCH_YEAR, None),
+        "host_bandwidth_gbs": Figure(speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9, 1),
+    } | {f"kld_{name}": Figure(fidelity.figures()[name].kld, digits) for name, digits in _KLD_DIGITS.items()}
 
 
 def constants_table() -> list[dict]:

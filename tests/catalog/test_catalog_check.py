@@ -1,105 +1,37 @@
-"""``check`` on cross-entry and plausibility mistakes: the exact one-line message, exit status 1."""
+"""``check`` on catalogue mistakes (the table in mistakes.py, cross-entry and plausibility checks): the exact
+one-line message, exit status 1."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 from pathlib import Path
 
 import pytest
-from catalog_cli import CONFIGS, cli, edit
+from mistakes import CLOUD, GPU, MISTAKES, MODEL
 
 from generator.catalog.check import instance_gpus, known_quant
-
-MODEL = "models/llama-3.1-8b.yaml"
-GPU = "gpus/mi300x.yaml"
-CLOUD = "clouds/digitalocean.yaml"
-LLAMA = "catalog/models/llama-3.1-8b.yaml"
-
-
-def problems(catalog: Path) -> list[str]:
-    """The lines ``check`` prints, asserting it failed."""
-    done = cli("check", "--catalog", catalog)
-    assert done.returncode == 1, done.stdout
-    return done.stderr.splitlines()
+from tests.conftest import HF_CONFIGS, check_problems, edit, run_generator
 
 
 def passes(catalog: Path) -> bool:
     """Whether ``check`` accepts the catalogue (and says nothing on stderr)."""
-    done = cli("check", "--catalog", catalog)
+    done = run_generator("check", "--catalog", catalog)
     assert (done.returncode == 0) == (done.stderr == ""), done.stderr
     return done.returncode == 0
 
 
-@pytest.mark.parametrize(("file", "old", "new", "expected"), [
-    # fields: [license, release_date] -> license has no source left
-    pytest.param(MODEL, "fields: [license, release_date]", "fields: [release_date]",
-                 f"{LLAMA}: license: has no source: list it in some source's fields", id="unsourced-fact"),
-    pytest.param(MODEL, "fields: [license, release_date]", "fields: [license, release_date, licence]",
-                 f"{LLAMA}: sources.2.fields: unknown field 'licence'", id="source-names-unknown-field"),
-    pytest.param(CLOUD, "gpu: mi300x", "gpu: mi300",
-                 "catalog/clouds/digitalocean.yaml: offers.0.gpu: unknown GPU id 'mi300'", id="unknown-gpu"),
-    # 5300 GB/s over 32 GiB = 165.6 GB/s per GiB, above 150
-    pytest.param(GPU, "memory_bytes: 206158430208", "memory_bytes: 34359738368",
-                 "catalog/gpus/mi300x.yaml: bandwidth_gb_per_s: implausible for the memory size: "
-                 "166 GB/s per GiB, expected 1 to 150", id="implausible-bandwidth"),
-    # sparse FP8 (5229.8) instead of dense: still 4x the FP16 rate, inside [1, 4]; a tenfold slip is not
-    pytest.param(GPU, "fp8_tensor_tflops: 2614.9", "fp8_tensor_tflops: 26149",
-                 "catalog/gpus/mi300x.yaml: fp8_tensor_tflops: implausible: 20 times fp16_tensor_tflops, "
-                 "expected 1 to 4", id="implausible-fp8"),
-    # 8030261248 computed exactly; accepted 0.95x = 7.629 B to 1.05x = 8.432 B (untied, no MTP, text only)
-    pytest.param(MODEL, "total_params: 8030261248", "total_params: 9030261248",
-                 f"{LLAMA}: total_params: 9.030 B is inconsistent with the config "
-                 "(computed 8.030 B; accepted 7.629 to 8.432 B)", id="params-inconsistent"),
-    pytest.param(MODEL, "  hidden_size: 4096", "  hidden_size: big",
-                 f"{LLAMA}: config.hidden_size: must be a non-negative integer, got 'big'", id="config-unparsable"),
-    pytest.param(MODEL, "context_length: 131072", "context_length: 8192",
-                 f"{LLAMA}: context_length: 8192 differs from the config's max_position_embeddings (131072): "
-                 "cite the source that states it", id="context-inconsistent"),
-    pytest.param(MODEL, "quant: Q6_K,", "quant: Q6_K_Q,",
-                 f"{LLAMA}: gguf.0.files.1.quant: unknown quant name 'Q6_K_Q'", id="unknown-gguf-quant"),
-    pytest.param(MODEL, "  quant: Q4_K_M\n", "  quant: q4km\n",
-                 f"{LLAMA}: ollama.0.quant: unknown quant name 'q4km'", id="unknown-ollama-quant"),
-    # 199 USD for one GPU-hour
-    pytest.param(CLOUD, "price_usd_per_hour: 1.99", "price_usd_per_hour: 199",
-                 "catalog/clouds/digitalocean.yaml: offers.0.price_usd_per_hour: implausible: "
-                 "199 USD per GPU-hour, expected 0.05 to 30", id="implausible-price"),
-    pytest.param(CLOUD, "checked: 2026-05-28", "checked: 2099-05-28",
-                 "catalog/clouds/digitalocean.yaml: offers.0.checked: 2099-05-28 is in the future", id="future-price"),
-    pytest.param(MODEL, "release_date: 2024-07-23", "release_date: 2099-07-23",
-                 f"{LLAMA}: release_date: 2099-07-23 is in the future", id="future-release"),
-    pytest.param(GPU, "price_date: 2026-05-13", "price_date: 2099-05-13",
-                 "catalog/gpus/mi300x.yaml: price_date: 2099-05-13 is in the future", id="future-gpu-price"),
-    pytest.param(CLOUD, "    url: https://docs.digitalocean.com/products/droplets/details/pricing/\n",
-                 "    url: DigitalOcean pricing page\n",
-                 "catalog/clouds/digitalocean.yaml: offers.0.url: must be an https:// URL",
-                 id="price-without-url"),
-    # the name states 8 GPUs; an offer of 3 of them is not a whole share of the instance
-    pytest.param(CLOUD, '"GPU Droplet, 1x AMD MI300X (192 GB)"\n    gpu: mi300x\n    gpu_count: 1',
-                 '"GPU Droplet, 8x AMD MI300X"\n    gpu: mi300x\n    gpu_count: 3',
-                 "catalog/clouds/digitalocean.yaml: offers.0.gpu_count: 3 does not divide the 8 GPUs the instance "
-                 "name states", id="gpu-count-not-dividing"),
-    # 191.5 GiB, a driver-reported total: the marketed size must be given
-    pytest.param(GPU, "memory_bytes: 206158430208\n", "memory_bytes: 205621559296\n",
-                 "catalog/gpus/mi300x.yaml: memory_gb: required: memory_bytes is 191.500 GiB, not a whole number "
-                 "(a driver-reported total); give the size as the vendor states it", id="marketed-memory-missing"),
-    pytest.param(GPU, "- url: https://github.com/huggingface/huggingface.js/blob/fe42e68017ffc76d09922ea8f9b38a6964345710/packages/tasks/src/hardware-amd.ts\n",
-                 "- url: huggingface.js hardware table\n",
-                 "catalog/gpus/mi300x.yaml: price_usd: a price needs a source with the http(s) URL it was read from",
-                 id="purchase-price-without-url"),
-    pytest.param(GPU, "unified_memory: false", "unified_memory: true",
-                 "catalog/gpus/mi300x.yaml: unified_memory: must be true exactly for segment 'unified'",
-                 id="unified-memory"),
-])
+@pytest.mark.parametrize(("file", "old", "new", "expected"), MISTAKES)
 def test_one_mistake_one_line(catalog: Path, file: str, old: str, new: str, expected: str) -> None:
     edit(catalog / file, old, new)
-    assert problems(catalog) == [expected]
+    assert check_problems(catalog) == [expected]
 
 
 def test_implausible_tflops(catalog: Path) -> None:
     # 1307.4 TFLOPS slipped to 13074: 13074e12 / 5300e9 = 2466.8 FLOP per byte; FP8 and INT8 (2614.9) drop to 0.2x
     edit(catalog / GPU, "fp16_tensor_tflops: 1307.4", "fp16_tensor_tflops: 13074")
-    assert problems(catalog) == [
+    assert check_problems(catalog) == [
         "catalog/gpus/mi300x.yaml: fp16_tensor_tflops: implausible for the bandwidth: 2467 FLOP per byte, "
         "expected 10 to 1000",
         "catalog/gpus/mi300x.yaml: fp8_tensor_tflops: implausible: 0.2 times fp16_tensor_tflops, expected 1 to 4",
@@ -111,7 +43,7 @@ def test_duplicate_name_and_repo(catalog: Path) -> None:
     copy = catalog / "models" / "llama-copy.yaml"
     shutil.copy(catalog / MODEL, copy)
     edit(copy, "id: llama-3.1-8b", "id: llama-copy")
-    assert problems(catalog) == [
+    assert check_problems(catalog) == [
         "catalog/models/llama-copy.yaml: hf_repo: duplicate hf_repo 'meta-llama/Llama-3.1-8B-Instruct', "
         "also in catalog/models/llama-3.1-8b.yaml",
         "catalog/models/llama-copy.yaml: name: duplicate name 'Llama 3.1 8B Instruct', "
@@ -122,7 +54,8 @@ def test_duplicate_name_and_repo(catalog: Path) -> None:
 def test_future_source_date(catalog: Path) -> None:
     tomorrow = dt.date.today() + dt.timedelta(days=1)
     edit(catalog / CLOUD, "checked: 2026-05-28", f"checked: {tomorrow}")
-    assert problems(catalog) == [f"catalog/clouds/digitalocean.yaml: offers.0.checked: {tomorrow} is in the future"]
+    assert check_problems(catalog) == [
+        f"catalog/clouds/digitalocean.yaml: offers.0.checked: {tomorrow} is in the future"]
 
 
 @pytest.mark.parametrize(("total", "ok"), [
@@ -143,15 +76,15 @@ def test_context_length_from_another_source_passes(catalog: Path) -> None:
 def test_moe_active_params_range(catalog: Path) -> None:
     # Qwen3-30B-A3B: active 3,353,032,704 computed (see test_import_hf); embedding and output 2 x 151936 x 2048
     # = 622,329,856, so the accepted range is 0.95 x 2,730,702,848 = 2.594 B to 1.05 x 3,353,032,704 = 3.521 B.
-    done = cli("import-hf", CONFIGS / "Qwen--Qwen3-30B-A3B.json", "--id", "qwen3-30b-a3b",
-               "--repo", "Qwen/Qwen3-30B-A3B", "--catalog", catalog)
+    done = run_generator("import-hf", HF_CONFIGS / "Qwen--Qwen3-30B-A3B.json", "--id", "qwen3-30b-a3b",
+                         "--repo", "Qwen/Qwen3-30B-A3B", "--catalog", catalog)
     assert done.returncode == 0, done.stderr
     entry = catalog / "models" / "qwen3-30b-a3b.yaml"
     edit(entry, "active_params: 3353032704", "active_params: 3000000000")  # the card's nominal "A3B"
     assert passes(catalog)
     edit(entry, "active_params: 3000000000", "active_params: 10000000000")
-    assert problems(catalog) == ["catalog/models/qwen3-30b-a3b.yaml: active_params: 10.000 B is inconsistent with "
-                                 "the config (computed 3.353 B; accepted 2.594 to 3.521 B)"]
+    assert check_problems(catalog) == ["catalog/models/qwen3-30b-a3b.yaml: active_params: 10.000 B is inconsistent "
+                                       "with the config (computed 3.353 B; accepted 2.594 to 3.521 B)"]
 
 
 @pytest.mark.parametrize("name", ["Q4_K_M", "IQ4_XS", "MXFP4_MOE", "F32", "BF16", "UD-Q4_K_XL", "UD-IQ1_S",
@@ -170,13 +103,13 @@ def test_duplicate_offer(catalog: Path) -> None:
     text = (catalog / CLOUD).read_text(encoding="utf-8")
     offer = text[text.index("  - instance:"):]
     (catalog / CLOUD).write_text(text + offer + offer.replace("tier: on-demand", "tier: spot"), encoding="utf-8")
-    assert problems(catalog) == [
+    assert check_problems(catalog) == [
         "catalog/clouds/digitalocean.yaml: offers.1: duplicate offer: same instance and tier as offers.0"]
 
 
 def test_price_without_date(catalog: Path) -> None:
     edit(catalog / CLOUD, "    checked: 2026-05-28\n", "")
-    assert problems(catalog) == ["catalog/clouds/digitalocean.yaml: offers.0.checked: is required"]
+    assert check_problems(catalog) == ["catalog/clouds/digitalocean.yaml: offers.0.checked: is required"]
 
 
 @pytest.mark.parametrize(("instance", "stated"), [
@@ -192,15 +125,15 @@ def test_implausible_marketed_memory(catalog: Path) -> None:
     # 192 GiB marketed as 250 GB: 1.3 times the GiB count, above 1.10
     edit(catalog / GPU, "memory_bytes: 206158430208\n", "memory_bytes: 206158430208\nmemory_gb: 250\n")
     edit(catalog / GPU, "  fields:\n  - memory_bytes\n", "  fields:\n  - memory_bytes\n  - memory_gb\n")
-    assert problems(catalog) == ["catalog/gpus/mi300x.yaml: memory_gb: implausible: 1.3 times the 192.000 GiB of "
-                                 "memory_bytes, expected 0.95 to 1.1"]
+    assert check_problems(catalog) == ["catalog/gpus/mi300x.yaml: memory_gb: implausible: 1.3 times the 192.000 GiB "
+                                       "of memory_bytes, expected 0.95 to 1.1"]
 
 
 def test_street_price_needs_its_date_and_a_url(catalog: Path) -> None:
     edit(catalog / GPU, "price_date: 2026-05-13\n", "price_date: 2026-05-13\nstreet_price_usd: 12000\n")
     edit(catalog / GPU, "  fields:\n  - memory_bytes\n", "  fields:\n  - memory_bytes\n  - street_price_usd\n")
-    assert problems(catalog) == ["catalog/gpus/mi300x.yaml: street_price_date: give street_price_usd and "
-                                 "street_price_date together"]
+    assert check_problems(catalog) == ["catalog/gpus/mi300x.yaml: street_price_date: give street_price_usd and "
+                                       "street_price_date together"]
     edit(catalog / GPU, "street_price_usd: 12000\n", "street_price_usd: 12000\nstreet_price_date: 2026-10-01\n")
     assert passes(catalog)
     edit(catalog / GPU, "  fields:\n  - memory_bytes\n  - street_price_usd\n", "  fields:\n  - memory_bytes\n")
@@ -208,17 +141,14 @@ def test_street_price_needs_its_date_and_a_url(catalog: Path) -> None:
     assert passes(catalog)  # the AMD platform page source has a URL too
 
 
-def test_a_reader_that_leaves_early_gets_no_traceback(catalog: Path) -> None:
-    """``check | head -1``: the pipe closes before the report is written; the command stops quietly (exit 141)."""
-    import os
-    import subprocess
-    import sys
-
+@pytest.mark.parametrize("unbuffered", [{"PYTHONUNBUFFERED": "1"}, {}], ids=["unbuffered", "buffered"])
+def test_a_reader_that_leaves_early_gets_no_traceback(catalog: Path, unbuffered: dict[str, str]) -> None:
+    """``check | head -1``: the pipe closes before the report is written; the command stops quietly (exit 141),
+    whether stdout is buffered (the report reaches the pipe only at the final flush) or not."""
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the command writes a byte
     try:
-        done = subprocess.run([sys.executable, "-m", "generator", "check", "--catalog", str(catalog)], stdout=write,
-                              stderr=subprocess.PIPE, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
+        done = run_generator("check", "--catalog", catalog, stdout=write, env=unbuffered)
     finally:
         os.close(write)
-    assert "Traceback" not in done.stderr and done.returncode == 141, done.stderr
+    assert done.returncode == 141, done.stderr

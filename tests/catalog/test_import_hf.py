@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from catalog_cli import CONFIGS, cli
+
+from tests.conftest import HF_CONFIGS, run_generator
 
 # Llama 3.1 8B, by hand: embedding + output 2 x 128256 x 4096; per layer q, o 4096^2 each, k, v 4096 x 1024 each,
 # gate/up/down 3 x 4096 x 14336, two norms 2 x 4096; 32 layers; final norm 4096.
@@ -37,7 +38,8 @@ CASES = [  # fixture, id, repo, expected family
 
 def import_hf(catalog: Path, fixture: str, model_id: str, repo: str) -> dict:
     """Run import-hf on a verbatim fixture config and return the written entry."""
-    done = cli("import-hf", CONFIGS / f"{fixture}.json", "--id", model_id, "--repo", repo, "--catalog", catalog)
+    done = run_generator("import-hf", HF_CONFIGS / f"{fixture}.json", "--id", model_id, "--repo", repo,
+                         "--catalog", catalog)
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert done.stdout.startswith(f"wrote catalog/models/{model_id}.yaml: ")
     return yaml.safe_load((catalog / "models" / f"{model_id}.yaml").read_text(encoding="utf-8"))
@@ -54,7 +56,7 @@ def empty(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("fixture", "model_id", "repo", "family"), CASES, ids=[c[1] for c in CASES])
 def test_written_facts(empty: Path, fixture: str, model_id: str, repo: str, family: str) -> None:
-    config = json.loads((CONFIGS / f"{fixture}.json").read_text(encoding="utf-8"))
+    config = json.loads((HF_CONFIGS / f"{fixture}.json").read_text(encoding="utf-8"))
     entry = import_hf(empty, fixture, model_id, repo)
     text = config.get("text_config", config)
     assert entry["config"] == config  # verbatim, text_config nested as published
@@ -97,7 +99,7 @@ def test_mla_and_hybrid_counts(empty: Path) -> None:
 def test_written_entries_pass_check(empty: Path) -> None:
     for fixture, model_id, repo, _ in CASES:
         import_hf(empty, fixture, model_id, repo)
-    done = cli("check", "--catalog", empty)
+    done = run_generator("check", "--catalog", empty)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "catalogue ok: 4 models, 0 GPUs, 0 cloud offers from 0 providers\n"
 
@@ -105,8 +107,8 @@ def test_written_entries_pass_check(empty: Path) -> None:
 def test_refuses_to_overwrite(catalog: Path) -> None:
     existing = catalog / "models" / "llama-3.1-8b.yaml"
     before = existing.read_bytes()
-    done = cli("import-hf", CONFIGS / "meta-llama--Meta-Llama-3.1-8B.json", "--id", "llama-3.1-8b",
-               "--repo", "meta-llama/Meta-Llama-3.1-8B", "--catalog", catalog)
+    done = run_generator("import-hf", HF_CONFIGS / "meta-llama--Meta-Llama-3.1-8B.json", "--id", "llama-3.1-8b",
+                         "--repo", "meta-llama/Meta-Llama-3.1-8B", "--catalog", catalog)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == "catalog/models/llama-3.1-8b.yaml: id: already exists\n"
     assert existing.read_bytes() == before
@@ -126,14 +128,14 @@ def test_rejects_bad_config(empty: Path, tmp_path: Path, content: str | None, ex
     path = tmp_path / "config.json"
     if content is not None:
         path.write_text(content, encoding="utf-8")
-    done = cli("import-hf", path, "--id", "x-1b", "--repo", "org/X-1B", "--catalog", empty)
+    done = run_generator("import-hf", path, "--id", "x-1b", "--repo", "org/X-1B", "--catalog", empty)
     assert (done.returncode, done.stdout, done.stderr) == (1, "", f"{path}: {expected}\n")
     assert not (empty / "models" / "x-1b.yaml").exists()
 
 
 def test_rejects_bad_id_and_repo(empty: Path) -> None:
-    done = cli("import-hf", CONFIGS / "Qwen--Qwen3-8B.json", "--id", "Qwen3_8B", "--repo", "Qwen3-8B",
-               "--catalog", empty)
+    done = run_generator("import-hf", HF_CONFIGS / "Qwen--Qwen3-8B.json", "--id", "Qwen3_8B", "--repo", "Qwen3-8B",
+                         "--catalog", empty)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         "catalog/models/Qwen3_8B.yaml: hf_repo: must match pattern '^[\\w.-]+/[\\w.-]+$'",

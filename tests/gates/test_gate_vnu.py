@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from synthetic_site import PAIR, edit
 
 from generator.quality.vnu import one_page_of_each_kind, parse_report, validate_html
@@ -20,11 +21,13 @@ def test_one_page_of_each_kind(pristine_site: Path) -> None:
     assert sorted(found) == sorted(ONE_OF_EACH)
 
 
+@pytest.mark.external
 def test_pages_of_every_kind_are_valid(pristine_site: Path) -> None:
     files = one_page_of_each_kind(pristine_site) + [pristine_site / "assets/favicon.svg"]
     assert validate_html(files, pristine_site) == []
 
 
+@pytest.mark.external
 def test_invalid_element_and_stray_tag(site: Path) -> None:
     edit(site, PAIR, "<footer>", "<foo>bar</foo></div><footer>")
     problems = validate_html([site / "en/index.html", site / PAIR], site)
@@ -34,6 +37,7 @@ def test_invalid_element_and_stray_tag(site: Path) -> None:
     assert any("Stray end tag “div”" in p for p in problems)
 
 
+@pytest.mark.external
 def test_missing_title(site: Path) -> None:
     edit(site, PAIR, f"<title>{(site / PAIR).read_text().split('<title>')[1].split('</title>')[0]}</title>", "")
     problems = validate_html([site / PAIR], site)

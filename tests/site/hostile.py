@@ -46,13 +46,6 @@ def all_output(site: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file())
 
 
-def edit(path: Path, old: str, new: str) -> None:
-    """Replace the one occurrence of ``old`` in ``path``."""
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
 def add_gpu_twins(project: Path, count: int) -> None:
     """``count`` copies of one fixture GPU under new ids and names: enough pages for the render pool."""
     source = project / "catalog" / "gpus" / "rx-7900-xtx.yaml"

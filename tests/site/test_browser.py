@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
 
 DEBIAN_CHROMIUM = Path("/usr/bin/chromium")

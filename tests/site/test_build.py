@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -11,10 +10,9 @@ import yaml
 
 from generator.build import CHUNK_PAGES
 from tests.conftest import build_project, make_project
+from tests.site.hostile import tree_digest
 
-
-def tree_digest(site: Path) -> dict[str, str]:
-    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(site.rglob("*")) if p.is_file()}
+pytestmark = pytest.mark.builds  # each test runs one or more builds of the fixture project
 
 
 def test_every_pair_model_and_gpu_has_a_page_in_both_languages(fixture_site: Path):

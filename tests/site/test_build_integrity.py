@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, build_project, make_project
-from tests.site.hostile import add_gpu_twins, built, clean_build, edit, one_line, read_manifest, tree_digest
+from tests.conftest import ROOT, build_project, edit, make_project
+from tests.site.hostile import add_gpu_twins, built, clean_build, one_line, read_manifest, tree_digest
+
+pytestmark = pytest.mark.builds  # each test runs one or more builds of the fixture project
 
 GPU = "catalog/gpus/rx-7900-xtx.yaml"
 DE_PO = "locales/de/LC_MESSAGES/messages.po"
@@ -221,22 +223,6 @@ def test_an_ill_typed_or_hostile_cache_pickle_is_discarded(tmp_path: Path, cache
     assert one_line(done.stderr) == f"notice: {path}: corrupt cache file discarded: {reason}"
     assert not marker.exists()
     assert tree_digest(site) == before
-
-
-def test_library_versions_are_part_of_the_code_digest(monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator import incremental
-
-    incremental.library_versions.cache_clear()
-    before = incremental.code_digest(ROOT)
-    for library in incremental.RENDERING_LIBRARIES:
-        real = incremental.metadata.version
-        monkeypatch.setattr(incremental.metadata, "version",
-                            lambda name, real=real, library=library: "99.0" if name == library else real(name))
-        incremental.library_versions.cache_clear()
-        assert incremental.code_digest(ROOT) != before, library
-        monkeypatch.undo()
-    incremental.library_versions.cache_clear()
-    assert {"jinja2", "babel", "markdown", "pydantic", "pyyaml"} <= set(incremental.RENDERING_LIBRARIES)
 
 
 def _chattr(flag: str, path: Path) -> bool:

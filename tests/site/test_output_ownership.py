@@ -4,14 +4,14 @@ folders, and refuses wrong options and unreadable inputs in one line (exit 1, or
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, build_project, make_project, run_generator
-from tests.site.hostile import all_output, built, clean_build, edit, one_line, tree_digest
+from tests.conftest import build_project, edit, make_project, run_generator
+from tests.site.hostile import all_output, built, clean_build, one_line, tree_digest
+
+pytestmark = pytest.mark.builds  # each test runs one or more builds of the fixture project
 
 DE_PO = "locales/de/LC_MESSAGES/messages.po"
 
@@ -31,9 +31,7 @@ def test_a_folder_that_holds_the_home_folder_is_never_an_output(tmp_path: Path) 
     project = make_project(tmp_path)
     home = tmp_path / "users" / "me"
     (home / "notes").mkdir(parents=True)
-    done = subprocess.run([sys.executable, "-m", "generator", "build", "--project", str(project), "--out",
-                           str(tmp_path / "users"), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(home)})
+    done = run_generator("build", "--project", project, "--out", tmp_path / "users", "--quiet", env={"HOME": str(home)})
     assert done.returncode == 2
     assert "is or holds your home folder" in one_line(done.stderr)
     assert (home / "notes").is_dir()

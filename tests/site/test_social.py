@@ -159,6 +159,7 @@ def test_images_have_the_same_bytes_in_every_kind_of_build(tmp_path: Path):
     assert tree_digest(first) == before
 
 
+@pytest.mark.external
 def test_the_site_gates_check_the_preview_images(fixture_site: Path, tmp_path: Path):
     """The fixture site passes the link gate and the HTML validator with its Open Graph tags; a lost image is a
     broken link on every page that shows it."""

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, build_project
-from tests.site.hostile import all_output, built, clean_build, edit, one_line, tree_digest
+from tests.conftest import ROOT, build_project, edit
+from tests.site.hostile import all_output, built, clean_build, one_line, tree_digest
+
+pytestmark = pytest.mark.builds  # each test runs one or more builds of the fixture project
 
 CLOUD = "catalog/clouds/digitalocean.yaml"
 GPU = "catalog/gpus/rx-7900-xtx.yaml"

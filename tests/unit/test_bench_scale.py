@@ -28,6 +28,7 @@ def test_a_scaled_catalogue_clones_every_model_with_new_ids_and_the_same_estimat
             assert site.pairs[(f"{m}-x2", g)].estimate.total_bytes == site.pairs[(m, g)].estimate.total_bytes
 
 
+@pytest.mark.builds  # three builds of the fixture project
 def test_scale_reports_both_builds(tmp_path: Path, capsys) -> None:
     assert scale(2, make_project(tmp_path)) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from generator.catalog.load import load_catalog
 from generator.estimate import cost
 from generator.sitedata import SiteData
@@ -14,6 +16,7 @@ CATALOG = Path(__file__).resolve().parents[2] / "catalog"
 MODEL = "qwen3-32b"  # served at FP8 on GPUs with FP8 tensor cores and at BF16 on the others
 
 
+@pytest.mark.slow  # serving plans of one model on every catalogued GPU
 def test_each_precision_gets_the_cheapest_pair_plan_at_that_precision():
     site = SiteData(load_catalog(CATALOG))
     rows = site.cheapest_serving(MODEL)

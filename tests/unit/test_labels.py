@@ -73,6 +73,7 @@ def test_every_catalogue_code_has_a_label():
     assert {"msrp", "street"} == set(labels.PRICE_KIND)
 
 
+@pytest.mark.slow  # estimates on every catalogued GPU
 def test_every_real_gpu_rule_has_a_german_text(german):
     """The GPU-dependent rules (FLOPS, quantised-matmul kernel, usable memory) for every catalogued GPU."""
     site = SiteData(load_catalog(ROOT / "catalog"))
