@@ -217,12 +217,15 @@ class Renderer:
         self._content_dir = templates_dir / "content"
         self._prose: dict[tuple[str, str], Markup] = {}
         self._langs: dict[str, Lang] = {}
+        self._common = reads.RecordedMemo()  # view parts every language shares
 
     def lang(self, language: str) -> Lang:
-        """The views' handle on one language, with its memo of shared view parts (one per process)."""
+        """The views' handle on one language, with its memo of shared view parts and the memo of parts every
+        language shares (one per process)."""
         if language not in self._langs:
             self._langs[language] = Lang(language, formatter(language), self.translations[language].gettext,
-                                         lambda name: self.prose(language, name), memo=reads.RecordedMemo())
+                                         lambda name: self.prose(language, name), memo=reads.RecordedMemo(),
+                                         common=self._common)
         return self._langs[language]
 
     def prose(self, language: str, name: str) -> Markup:

@@ -44,8 +44,8 @@ def compare_view(results: Results, key: PageKey, lang: Lang) -> CompareView:
     for gpu_id in results.compare_gpus(model.id):
         pick = results.pairs[(model.id, gpu_id)]
         offers = lang.shared(("offer_rows", gpu_id), lambda gpu_id=gpu_id: offer_rows(results, gpu_id))
-        command = next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate,
-                                                 lang) if c.engine == "llama.cpp"), None)
+        command = next((c for c in pair_commands(results, PageKey("pair", model.id, gpu_id), lang)
+                        if c.engine == "llama.cpp"), None)
         columns.append(Column(results.catalog.gpus[gpu_id], urls.pair(lang.code, model.id, gpu_id),
                               tuple(roles.get(gpu_id, ())), pick.quant, pick.estimate,
                               rental_cost(offers, pick.estimate), command))

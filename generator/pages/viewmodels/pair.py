@@ -363,7 +363,7 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     insight = pair_insight(results, key.model, key.gpu, e, lang)
     context_note, kv_note, faq_context = pair_text.context_notes(e, quant, sweep.max_context_f16, sweep.max_context_q8, model,
                                                         insight, lang)
-    command_rows = pair_commands(results, key, quant, e, lang)
+    command_rows = pair_commands(results, key, lang)
     if e.runs:
         no_command = None
     elif command_rows:
