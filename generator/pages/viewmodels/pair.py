@@ -223,6 +223,18 @@ def related_pairs(results: Results, model_id: str, gpu_id: str) -> dict[str, lis
     }
 
 
+def _matrix(results: Results, model_id: str, gpu_id: str) -> tuple[tuple, ...]:
+    """Each quant of the pair's matrix in every language: a ``MatrixRow`` but its link, then the id of the GPU the
+    link names ("" for none)."""
+    spec, pick = results.models[model_id], results.pairs[(model_id, gpu_id)]
+    rows = []
+    for q in matrix_quants(spec):
+        grade, best = fidelity.grade(q, spec.native_format), results.best_gpu(model_id, q)
+        rows.append((q, results.quant_estimate(model_id, gpu_id, q), grade, grade in fidelity.AT_FLOOR, q == pick.quant,
+                     results.catalog.gpus.get(best or ""), best or ""))
+    return tuple(rows)
+
+
 def _context(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[tuple[ContextRow, ...], Markup]:
     sweep = results.context_sweep(model_id, gpu_id)
     usable = sweep.usable_bytes
@@ -237,16 +249,23 @@ def _context(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[
     return rows, chart
 
 
-def _finetune_rows(results: Results, model_id: str, gpu_id: str, language: str) -> tuple[FinetuneRow, ...]:
+def _finetune_rows(results: Results, model_id: str, gpu_id: str, lang: Lang) -> tuple[FinetuneRow, ...]:
+    return tuple(FinetuneRow(*row, urls.gpu(lang.code, suggested) if suggested else None)
+                 for *row, suggested in lang.in_every_language(("finetune", model_id, gpu_id),
+                                                               lambda: _finetune(results, model_id, gpu_id)))
+
+
+def _finetune(results: Results, model_id: str, gpu_id: str) -> tuple[tuple, ...]:
+    """Each fine-tuning method on the pair's GPU in every language: a ``FinetuneRow`` but its link, then the id of
+    the GPU it suggests (None for none)."""
     device = results.devices[gpu_id]
     rows = []
     for method in FINETUNE_METHODS:
         est = results.finetune(model_id, method)
         verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
         suggestion = results.finetune_gpu(model_id, method)
-        rows.append(FinetuneRow(method, est, verdict, est.gradients_bytes + est.optimizer_bytes,
-                                suggestion[1] if suggestion else None,
-                                urls.gpu(language, suggestion[0]) if suggestion else None))
+        rows.append((method, est, verdict, est.gradients_bytes + est.optimizer_bytes,
+                     suggestion[1] if suggestion else None, suggestion[0] if suggestion else None))
     return tuple(rows)
 
 
@@ -296,6 +315,12 @@ def _rentbuy(results: Results, model_id: str, gpu: Gpu, offers: tuple[OfferRow, 
                                cost.rent_equivalent_usd_per_hour(per_gpu, pick.single_tokens_per_s, single)
                                if single else None, _stale(results, pick.checked))
     return rentbuy_view(gpu, cloud, single, batched)
+
+
+def _rentbuy_and_owned(results: Results, model_id: str, gpu: Gpu, offers: tuple[OfferRow, ...],
+                       e: Estimate) -> tuple[RentBuyView, RentVsBuy | None]:
+    rentbuy = _rentbuy(results, model_id, gpu, offers, e)
+    return rentbuy, _rent_vs_buy(gpu, rentbuy, e)
 
 
 def _stale(results: Results, checked: dt.date) -> bool:
@@ -352,11 +377,9 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
     at_floor = meets_floor(quant, spec.native_format)  # unmeasured K-/i-quants by bits (policy.meets_floor)
     margin_ratio = e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0
     offloaded = max(0, e.total_bytes - e.usable_bytes)
-    matrix = []
-    for q in matrix_quants(spec):
-        q_grade, best = fidelity.grade(q, spec.native_format), results.best_gpu(key.model, q)
-        matrix.append(MatrixRow(q, results.quant_estimate(key.model, key.gpu, q), q_grade, q_grade in fidelity.AT_FLOOR,
-                                q == quant, results.catalog.gpus.get(best or ""), urls.pair(lang.code, key.model, best or "")))
+    matrix = tuple(MatrixRow(*row, urls.pair(lang.code, key.model, best))
+                   for *row, best in lang.in_every_language(("matrix", key.model, key.gpu),
+                                                            lambda: _matrix(results, key.model, key.gpu)))
     context_rows, context_chart = _context(results, key.model, key.gpu, lang)
     sweep = results.context_sweep(key.model, key.gpu)
     offers = offers_part(results, gpu.id, lang)
@@ -385,9 +408,11 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
                            "for this GPU are listed below, for the multi-GPU setups that hold it.",
                            model=model.name, gpu=gpu.name)
     related = related_pairs(results, key.model, key.gpu)
-    rentbuy = _rentbuy(results, key.model, gpu, offers.offers, e)
+    # The calculator's figures are the same in every language: made once for both.
+    rentbuy, rent_vs_buy = lang.in_every_language(
+        ("rentbuy", key.model, key.gpu), lambda: _rentbuy_and_owned(results, key.model, gpu, offers.offers, e))
     largest_here = link_parts(results, lang, related["largest_here"], "model")
-    finetune_rows = _finetune_rows(results, key.model, key.gpu, lang.code)
+    finetune_rows = _finetune_rows(results, key.model, key.gpu, lang)
     return PairView(
         head=Head(pair_text.pair_title(model, gpu, quant, e, lang), pair_text.pair_description(model, gpu, quant, e, lang),
                   (home(lang), Crumb(model.name, urls.model(lang.code, model.id)),
@@ -403,10 +428,10 @@ def pair_view(results: Results, key: PageKey, lang: Lang) -> PairView:
         if e.runs and not at_floor else None,
         weights_note=lang._("Weights: the published GGUF file size.") if e.weights_source == "measured" else
         lang._("Weights: computed tensor by tensor from the architecture and llama.cpp's quantization recipe."),
-        split=_split(e), matrix=tuple(matrix), sequences_8k=e.max_sequences,
+        split=_split(e), matrix=matrix, sequences_8k=e.max_sequences,
         context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
-        offers=offers, cost=rental, rent_vs_buy=_rent_vs_buy(gpu, rentbuy, e), rentbuy=rentbuy,
+        offers=offers, cost=rental, rent_vs_buy=rent_vs_buy, rentbuy=rentbuy,
         finetune=finetune_rows,
         finetune_note=pair_text.finetune_note(lang, finetune_rows[0].est.seq_len),
         serving=serving, first_screen=first, way_forward=_way_forward(results, key.model, key.gpu, e, spec.native_format),
