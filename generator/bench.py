@@ -1,4 +1,5 @@
-"""``make bench``: full build, no-op rebuild and one-GPU-price edit on a temporary copy of the project.
+"""``make bench``: full build, no-op rebuild and one-GPU-price edit on a temporary copy of the project, and the
+full build's HTML pages per second against Hugo's on as many table pages in the same run (``bench_hugo``).
 ``make bench-scale`` (``--scale N``): full builds of the catalogue, of a synthetic one N times its size and of the
 catalogue again, each in a fresh process, with time and peak memory side by side."""
 
@@ -18,13 +19,37 @@ from pathlib import Path
 
 import yaml
 
+from . import bench_hugo
 from .build import BuildOptions, build
+
+
+def _cpu_seconds() -> float:
+    """User and system seconds of this process and its finished children (the build's workers) so far."""
+    return sum(usage.ru_utime + usage.ru_stime for usage in (resource.getrusage(resource.RUSAGE_SELF),
+                                                               resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def _timed(options: BuildOptions) -> tuple[float, int, int, dict[str, float]]:
     start = time.monotonic()
     report = build(options)
     return time.monotonic() - start, report.pages, report.written, report.stages
+
+
+def hugo_lines(ours: bench_hugo.Timing, pages: int, work: Path) -> list[str]:
+    """Our full build's HTML pages per second against Hugo's on ``pages`` table pages built in ``work`` now (wall
+    and per CPU second: the machine may be shared), or one line saying Hugo is not installed."""
+    executable = bench_hugo.hugo()
+    if executable is None:
+        return [f"hugo ratio:         skipped, hugo is not installed ({bench_hugo.INSTALL})"]
+    bench_hugo.write_site(pages, work)
+    hugo = bench_hugo.build(executable, work)
+    return [
+        f"HTML pages:         {pages} in {ours.wall:.1f} s, {ours.cpu:.1f} CPU s "
+        f"({pages / ours.wall:.0f} pages/s, {pages / ours.cpu:.0f} per CPU s)",
+        f"Hugo, same count:   {bench_hugo.html_pages(work / 'public')} HTML files in {hugo.wall:.1f} s, "
+        f"{hugo.cpu:.1f} CPU s ({pages / hugo.wall:.0f} pages/s, {pages / hugo.cpu:.0f} per CPU s)",
+        f"ours / Hugo:        {hugo.wall / ours.wall:.2f}x pages/s, {hugo.cpu / ours.cpu:.2f}x per CPU second",
+    ]
 
 
 def _reference_loop() -> float:
@@ -116,11 +141,16 @@ def main(project: Path = Path(".")) -> int:
         for part in ("catalog", "templates", "locales"):
             shutil.copytree(project / part, copy / part)
         options = BuildOptions(project=copy, out_dir=copy / "site", quiet=True)
+        cpu = _cpu_seconds()
         full, pages, _, stages = _timed(options)
+        ours = bench_hugo.Timing(full, _cpu_seconds() - cpu)
+        html = bench_hugo.html_pages(copy / "site")
         noop, _, noop_written, _ = _timed(options)
         gpu = _edit_one_price(copy / "catalog")
         edit, _, edit_written, _ = _timed(options)
         sizes = [p.stat().st_size for p in (copy / "site").rglob("*.html")]
+        shutil.rmtree(copy)  # room for Hugo's site
+        hugo = hugo_lines(ours, html, Path(tmp) / "hugo")
         after = _reference_loop()
     peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     print(f"pages:              {pages}")
@@ -131,6 +161,7 @@ def main(project: Path = Path(".")) -> int:
           f"{edit / full:.0%} of a full build)")
     print(f"peak memory:        {peak / 1024:.0f} MiB (largest process)")
     print(f"page size:          {sum(sizes) / 2**20:.1f} MiB total, {statistics.median(sizes) / 1024:.1f} KiB median")
+    print(*hugo, sep="\n")
     print(f"machine speed:      reference loop {before:.2f} s before, {after:.2f} s after (lower is faster)")
     return 0
 

@@ -57,6 +57,7 @@ def page_context(site: SiteData, renderer: Renderer, page: Page, base_url: str) 
 def render_page(site: SiteData, renderer: Renderer, page: Page, base_url: str) -> bytes:
     """One planned file's bytes: a page's HTML, a subject's preview image (from its page's view) or its JSON
     document (from the English view)."""
+    renderer.start_subject(page.key)
     if page.image:
         lang = renderer.lang(page.language)
         key, view = lang.memo.get(LAST_VIEW, (None, None))

@@ -240,13 +240,25 @@ class Renderer:
         self._content_dir = templates_dir / "content"
         self._prose: dict[tuple[str, str], Markup] = {}
         self._langs: dict[str, Lang] = {}
+        self._common = reads.RecordedMemo()  # view parts every language shares, of the current subject's pages
+        self._subject: Any = None
 
     def lang(self, language: str) -> Lang:
-        """The views' handle on one language, with its memo of shared view parts (one per process)."""
+        """The views' handle on one language, with its memo of shared view parts and the memo of parts every
+        language shares (one per process)."""
         if language not in self._langs:
             self._langs[language] = Lang(language, formatter(language), self.translations[language].gettext,
-                                         lambda name: self.prose(language, name), memo=reads.RecordedMemo())
+                                         lambda name: self.prose(language, name), memo=reads.RecordedMemo(),
+                                         common=self._common)
         return self._langs[language]
+
+    def start_subject(self, subject: Any) -> None:
+        """Forget the parts every language shares when the pages move on to another subject: a subject's files are
+        planned together, and kept, those parts would hold every pair's estimates till the end of the build."""
+        if subject != self._subject:
+            self._subject = subject
+            self._common.clear()
+            self._common.reads.clear()
 
     def prose(self, language: str, name: str) -> Markup:
         """A Markdown page from ``templates/content/<name>.<language>.md`` as HTML, read once per process."""

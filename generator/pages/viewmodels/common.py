@@ -29,8 +29,9 @@ PROMPT_TOKENS = Request().prompt_tokens  # the prompt the pages' time to first t
 
 @dataclass(frozen=True)
 class Lang:
-    """What a view needs of a language: its code, formatter, gettext and prose pages (rendered Markdown), and a
-    memo for view parts many pages share (one ``Lang`` per language and process)."""
+    """What a view needs of a language: its code, formatter, gettext and prose pages (rendered Markdown), a memo
+    for view parts many pages share (one ``Lang`` per language and process) and one for parts that do not depend on
+    the language (one for every ``Lang`` of a process: a subject's page in the next language finds them)."""
 
     code: str
     fmt: Formatter
@@ -38,6 +39,7 @@ class Lang:
     prose: Callable[[str], Markup]
     memo: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
     messages: dict[str, Markup] = field(default_factory=dict, compare=False, repr=False)
+    common: dict[tuple[Any, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
     def shared(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
         """``compute()``, once per key in this language (the key must name everything the result depends on)."""
@@ -45,6 +47,15 @@ class Lang:
             return self.memo[key]
         except KeyError:
             value = self.memo[key] = compute()
+            return value
+
+    def in_every_language(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, once per key for every language (the result must not depend on the language, the key
+        must name everything else it depends on)."""
+        try:
+            return self.common[key]
+        except KeyError:
+            value = self.common[key] = compute()
             return value
 
     def _(self, message: str, **values: Any) -> Markup:

@@ -45,8 +45,8 @@ def compare_view(site: SiteData, key: PageKey, lang: Lang) -> CompareView:
     for gpu_id in site.compare_gpus(model.id):
         pick = site.pairs[(model.id, gpu_id)]
         offers = lang.shared(("offer_rows", gpu_id), partial(offer_rows, site, gpu_id))
-        command = next((c for c in pair_commands(site, PageKey("pair", model.id, gpu_id), pick.quant, pick.estimate,
-                                                 lang) if c.engine == "llama.cpp"), None)
+        command = next((c for c in pair_commands(site, PageKey("pair", model.id, gpu_id), lang)
+                        if c.engine == "llama.cpp"), None)
         columns.append(Column(site.catalog.gpus[gpu_id], urls.pair(lang.code, model.id, gpu_id),
                               tuple(roles.get(gpu_id, ())), pick.quant, pick.estimate,
                               rental_cost(offers, pick.estimate), command))

@@ -11,7 +11,6 @@ from markupsafe import Markup
 
 from ... import urls
 from ...estimate import engines
-from ...estimate.api import Estimate
 from ...sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from .. import commands
 from ..plan import PageKey
@@ -105,16 +104,17 @@ def _serving(site: SiteData, key: PageKey, plan: Any, model: Any, gpu: Any) -> l
     return found
 
 
-def pair_commands(site: SiteData, key: PageKey, quant: str, estimate: Estimate, lang: Lang) -> tuple[CommandRow, ...]:
-    """llama.cpp, vLLM, SGLang (where the page has a serving plan), Ollama and MLX commands for the page's
-    recommended setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs); an
-    engine no source shows running the architecture gets a sentence saying so instead of a command."""
+def _launch(site: SiteData, key: PageKey) -> tuple[str, tuple[tuple[commands.Command, Any, str | None], ...]]:
+    """The pair's quant and its commands in every language: each with the vLLM setup its note describes and the
+    gated repository's page, if any."""
+    pick = site.pairs[(key.model, key.gpu)]
+    quant, estimate = pick.quant, pick.estimate
     model, gpu = site.catalog.models[key.model], site.catalog.gpus[key.gpu]
     setup, (runnable, skipped) = site.vllm_setup(key.model, key.gpu), site.vllm_checkpoints(key.model, key.gpu)
     plan = site.serving(key.model, key.gpu)[0]
     arch = engines.architecture(model.config)
     if not estimate.runs and setup is None and plan is None and not skipped:
-        return ()  # nothing runs: the page says so in one sentence
+        return quant, ()  # nothing runs: the page says so in one sentence
     if plan:
         found = _serving(site, key, plan, model, gpu)
     else:
@@ -134,9 +134,21 @@ def pair_commands(site: SiteData, key: PageKey, quant: str, estimate: Estimate, 
             continue
         shown = (replace(setup, repo=commands.served_repo(model, setup.repo)) if setup and c.engine.startswith("vLLM")
                  and c.remark not in ("serving", "unsupported", "serving_context") else None)
+        rows.append((c, shown, urls.huggingface(commands.chat_repo(model)) if c.gated else None))
+    return quant, tuple(rows)
+
+
+def pair_commands(site: SiteData, key: PageKey, lang: Lang) -> tuple[CommandRow, ...]:
+    """llama.cpp, vLLM, SGLang (where the page has a serving plan), Ollama and MLX commands for the pair's
+    recommended setup (vLLM and SGLang alone where it does not run: their commands may need several GPUs); an
+    engine no source shows running the architecture gets a sentence saying so instead of a command. The commands
+    are the same in every language (made once for all), their notes are not."""
+    quant, found = lang.in_every_language(("launch", key.model, key.gpu), lambda: _launch(site, key))
+    rows = []
+    for c, shown, gated_page in found:
         note = command_note(c.remark, quant, c.serves, lang, c.engine)
-        if c.gated:
-            gated = _gated_note(urls.huggingface(commands.chat_repo(model)), lang)
+        if gated_page is not None:
+            gated = _gated_note(gated_page, lang)
             note = gated if note is None else Markup("{} {}").format(note, gated)
         rows.append(CommandRow(c.engine, c.text, c.remark, c.serves if c.remark != "unsupported" else None,
                                c.size_bytes, ", ".join(c.skipped), shown if c.text else None,

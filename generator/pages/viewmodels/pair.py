@@ -251,6 +251,18 @@ def related_pairs(site: SiteData, model_id: str, gpu_id: str) -> dict[str, list[
     }
 
 
+def _matrix(site: SiteData, model_id: str, gpu_id: str) -> tuple[tuple[MatrixRow, str], ...]:
+    """Each quant of the pair's matrix in every language: a ``MatrixRow`` without its link, then the id of the GPU
+    the link names ("" for none)."""
+    spec, pick = site.models[model_id], site.pairs[(model_id, gpu_id)]
+    rows = []
+    for q in matrix_quants(spec):
+        grade, best = fidelity.grade(q, spec.native_format), site.best_gpu(model_id, q)
+        rows.append((MatrixRow(q, site.quant_estimate(model_id, gpu_id, q), grade, grade in fidelity.AT_FLOOR,
+                               q == pick.quant, site.catalog.gpus.get(best or ""), ""), best or ""))
+    return tuple(rows)
+
+
 def _context(site: SiteData, model_id: str, gpu_id: str, lang: Lang) -> tuple[tuple[ContextRow, ...], Markup]:
     sweep = site.context_sweep(model_id, gpu_id)
     usable = sweep.usable_bytes
@@ -265,16 +277,23 @@ def _context(site: SiteData, model_id: str, gpu_id: str, lang: Lang) -> tuple[tu
     return rows, chart
 
 
-def _finetune_rows(site: SiteData, model_id: str, gpu_id: str, language: str) -> tuple[FinetuneRow, ...]:
+def _finetune_rows(site: SiteData, model_id: str, gpu_id: str, lang: Lang) -> tuple[FinetuneRow, ...]:
+    return tuple(row._replace(suggestion_path=urls.gpu(lang.code, suggested) if suggested else None)
+                 for row, suggested in lang.in_every_language(("finetune", model_id, gpu_id),
+                                                               lambda: _finetune(site, model_id, gpu_id)))
+
+
+def _finetune(site: SiteData, model_id: str, gpu_id: str) -> tuple[tuple[FinetuneRow, str | None], ...]:
+    """Each fine-tuning method on the pair's GPU in every language: a ``FinetuneRow`` without its link, then the id
+    of the GPU it suggests (None for none)."""
     device = site.devices[gpu_id]
     rows = []
     for method in FINETUNE_METHODS:
         est = site.finetune(model_id, method)
         verdict = on_gpu_verdict(est.total_bytes, device.usable_memory_bytes) or "no_fit"
         suggestion = site.finetune_gpu(model_id, method)
-        rows.append(FinetuneRow(method, est, verdict, est.gradients_bytes + est.optimizer_bytes,
-                                suggestion[1] if suggestion else None,
-                                urls.gpu(language, suggestion[0]) if suggestion else None))
+        rows.append((FinetuneRow(method, est, verdict, est.gradients_bytes + est.optimizer_bytes,
+                                 suggestion[1] if suggestion else None, None), suggestion[0] if suggestion else None))
     return tuple(rows)
 
 
@@ -324,6 +343,12 @@ def _rentbuy(site: SiteData, model_id: str, gpu: Gpu, offers: tuple[OfferRow, ..
                                cost.rent_equivalent_usd_per_hour(per_gpu, pick.single_tokens_per_s, single)
                                if single else None, _stale(site, pick.checked))
     return rentbuy_view(gpu, cloud, single, batched)
+
+
+def _rentbuy_and_owned(site: SiteData, model_id: str, gpu: Gpu, offers: tuple[OfferRow, ...],
+                       e: Estimate) -> tuple[RentBuyView, RentVsBuy | None]:
+    rentbuy = _rentbuy(site, model_id, gpu, offers, e)
+    return rentbuy, _rent_vs_buy(gpu, rentbuy, e)
 
 
 def _stale(site: SiteData, checked: dt.date) -> bool:
@@ -382,18 +407,16 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
     at_floor = meets_floor(quant, spec.native_format)  # unmeasured K-/i-quants by bits (policy.meets_floor)
     margin_ratio = e.margin_bytes / e.usable_bytes if e.usable_bytes else 0.0
     offloaded = max(0, e.total_bytes - e.usable_bytes)
-    matrix = []
-    for q in matrix_quants(spec):
-        q_grade, best = fidelity.grade(q, spec.native_format), site.best_gpu(key.model, q)
-        matrix.append(MatrixRow(q, site.quant_estimate(key.model, key.gpu, q), q_grade, q_grade in fidelity.AT_FLOOR,
-                                q == quant, site.catalog.gpus.get(best or ""), urls.pair(lang.code, key.model, best or "")))
+    matrix = tuple(row._replace(best_gpu_path=urls.pair(lang.code, key.model, best))
+                   for row, best in lang.in_every_language(("matrix", key.model, key.gpu),
+                                                            lambda: _matrix(site, key.model, key.gpu)))
     context_rows, context_chart = _context(site, key.model, key.gpu, lang)
     sweep = site.context_sweep(key.model, key.gpu)
     offers = offers_part(site, gpu.id, lang)
     insight = pair_insight(site, key.model, key.gpu, e, lang)
     context_note, kv_note, faq_context = pair_text.context_notes(e, quant, sweep.max_context_f16, sweep.max_context_q8, model,
                                                         insight, lang)
-    command_rows = pair_commands(site, key, quant, e, lang)
+    command_rows = pair_commands(site, key, lang)
     if e.runs:
         no_command = None
     elif command_rows:
@@ -415,9 +438,11 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
                            "for this GPU are listed below, for the multi-GPU setups that hold it.",
                            model=model.name, gpu=gpu.name)
     related = related_pairs(site, key.model, key.gpu)
-    rentbuy = _rentbuy(site, key.model, gpu, offers.offers, e)
+    # The calculator's figures are the same in every language: made once for both.
+    rentbuy, rent_vs_buy = lang.in_every_language(
+        ("rentbuy", key.model, key.gpu), lambda: _rentbuy_and_owned(site, key.model, gpu, offers.offers, e))
     largest_here = link_parts(site, lang, related["largest_here"], "model")
-    finetune_rows = _finetune_rows(site, key.model, key.gpu, lang.code)
+    finetune_rows = _finetune_rows(site, key.model, key.gpu, lang)
     return PairView(
         head=Head(pair_text.pair_title(model, gpu, quant, e, lang), pair_text.pair_description(model, gpu, quant, e, lang),
                   (home(lang), Crumb(model.name, urls.model(lang.code, model.id)),
@@ -433,10 +458,10 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
         if e.runs and not at_floor else None,
         weights_note=lang._("Weights: the published GGUF file size.") if e.weights_source == "measured" else
         lang._("Weights: computed tensor by tensor from the architecture and llama.cpp's quantization recipe."),
-        split=_split(e), matrix=tuple(matrix), sequences_8k=e.max_sequences,
+        split=_split(e), matrix=matrix, sequences_8k=e.max_sequences,
         context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
-        offers=offers, cost=rental, rent_vs_buy=_rent_vs_buy(gpu, rentbuy, e), rentbuy=rentbuy,
+        offers=offers, cost=rental, rent_vs_buy=rent_vs_buy, rentbuy=rentbuy,
         finetune=finetune_rows,
         finetune_note=pair_text.finetune_note(lang, finetune_rows[0].est.seq_len),
         serving=serving, first_screen=first, way_forward=_way_forward(site, key.model, key.gpu, e, spec.native_format),

@@ -123,6 +123,27 @@ def _single_request_note(plan: ServingPlan, e: Estimate, quant: str, lang: Lang)
         eff=fmt.percent(plan.bandwidth_efficiency), ms=fmt.number(plan.step_overhead_s * 1e3, 2))
 
 
+def _figures(plan: ServingPlan, larger: ServingPlan | None, offers: tuple[OfferRow, ...]
+             ) -> tuple[tuple[ServingRow, ...], ServingCost | None, tuple[SetupRow, ...]]:
+    """The serving table's rows, the operating point's price and the setup rows: the same in every language."""
+    op = plan.operating
+    points = [p for p in plan.points if p.concurrency in SERVING_TABLE_LEVELS or p is plan.points[-1]]
+    if op is not None and all(p.concurrency != op.concurrency for p in points):
+        points = sorted([*points, op], key=lambda p: p.concurrency)
+    rows = tuple(ServingRow(p.concurrency, p.output_tokens_per_s_per_gpu, p.total_tokens_per_s_per_gpu,
+                            p.tokens_per_s_per_user, p.ttft_s, op is not None and p.concurrency == op.concurrency)
+                 for p in points)
+    price = None
+    offer = _offer_for(offers, plan.gpu_count)
+    if offer and op is not None:
+        per_gpu = offer.usd_per_gpu_hour
+        priced = cost.serving_price(op, per_gpu)
+        price = ServingCost(per_gpu, offer_label(offer), priced.output_usd_per_mtok, priced.input_usd_per_mtok,
+                            op.prefill_share)
+    setups = (_setup_row(plan, offers),) + ((_setup_row(larger, offers),) if larger is not None else ())
+    return rows, price, setups
+
+
 def serving_view(site: SiteData, key: PageKey, lang: Lang, offers: tuple[OfferRow, ...], e: Estimate,
                  quant: str) -> ServingView | None:
     options = site.serving(key.model, key.gpu)
@@ -139,20 +160,8 @@ def serving_view(site: SiteData, key: PageKey, lang: Lang, offers: tuple[OfferRo
         (op.tokens_per_s_per_user, op.output_tokens_per_s_per_gpu) if op else None,
         floor, _("output tok/s per user"), _("output tok/s per GPU"),
         _("%(n)s tok/s per user") % {"n": fmt.number(floor, 0)}, lambda v: fmt.number(v, 0))
-    points = [p for p in plan.points if p.concurrency in SERVING_TABLE_LEVELS or p is plan.points[-1]]
-    if op is not None and all(p.concurrency != op.concurrency for p in points):
-        points = sorted([*points, op], key=lambda p: p.concurrency)
-    rows = tuple(ServingRow(p.concurrency, p.output_tokens_per_s_per_gpu, p.total_tokens_per_s_per_gpu,
-                            p.tokens_per_s_per_user, p.ttft_s, op is not None and p.concurrency == op.concurrency)
-                 for p in points)
-    price = None
-    offer = _offer_for(offers, plan.gpu_count)
-    if offer and op is not None:
-        per_gpu = offer.usd_per_gpu_hour
-        priced = cost.serving_price(op, per_gpu)
-        price = ServingCost(per_gpu, offer_label(offer), priced.output_usd_per_mtok, priced.input_usd_per_mtok,
-                            op.prefill_share)
-    setups = (_setup_row(plan, offers),) + ((_setup_row(larger, offers),) if larger is not None else ())
+    rows, price, setups = lang.in_every_language(("serving", key.model, key.gpu),
+                                                 lambda: _figures(plan, larger, offers))
     if plan.gpu_count == 1:
         setup_note = lang._("One GPU holds the model with room for the KV cache of a %(ctx)s request, so the setup "
                             "is one GPU; a larger tensor-parallel group is the second row below, with what it gains "
