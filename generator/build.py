@@ -21,6 +21,7 @@ from .catalog.freshness import newest_price_date
 from .catalog.load import ParsedFiles, load_catalog
 from .catalog.schema import Catalog
 from .errors import Problem, UsageError, UserError
+from .i18n import compile_locales
 from .incremental import (
     GENERATOR_DIR,
     Manifest,
@@ -33,14 +34,13 @@ from .incremental import (
 )
 from .links import is_safe_href
 from .pages import assets, context, opendata, seo
-from .pages.i18n import compile_locales
-from .pages.plan import Page, PageKey, plan_pages
 from .pages.reads import Read, ReadTable, Recorder
 from .pages.render import Renderer
 from .pages.write import SiteWriter, resume, stage_file
 from .progress import Progress, StageClock
 from .sitedata import EstimateStore, ModelEstimates, SiteData
 from .tasks import tasks
+from .views.plan import Page, PageKey, plan_pages
 
 CHUNK_PAGES = 64
 MAX_JOBS = 64  # worker processes at most: beyond this a build gains nothing and a mistyped --jobs forks thousands

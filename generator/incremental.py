@@ -40,8 +40,7 @@ from typing import Any, Protocol
 
 from . import __version__
 from .cachefile import CorruptCache, discard
-from .inputfile import CATALOG_FILE_BYTES, LOCALE_FILE_BYTES, TEMPLATE_FILE_BYTES, read_input
-from .pages.write import inside
+from .inputfile import CATALOG_FILE_BYTES, LOCALE_FILE_BYTES, TEMPLATE_FILE_BYTES, inside, read_input
 
 GENERATOR_DIR = Path(__file__).resolve().parent
 # Libraries whose version can change the bytes of a page (templates, escaping, translations, prose, parsing) or

@@ -4,6 +4,7 @@ through a link that leaves the project. The build's digest and the loaders both 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -43,3 +44,14 @@ def read_input(path: Path, root: Path, limit: int, shown: str | None = None) -> 
     if len(raw) > limit:
         raise UserError(Problem(shown, "", f"file too large: at most {limit:,} bytes"))
     return raw
+
+
+_PLAIN_PATH = re.compile(r"(?:[\w-]+(?:\.[\w-]+)*/)*[\w-]+(?:\.[\w-]+)*")  # no part is "", "." or ".."
+
+
+def inside(rel_path: object) -> bool:
+    """Whether ``rel_path`` is a plain relative path that stays inside its folder (no ``..``, no absolute path)."""
+    if isinstance(rel_path, str) and _PLAIN_PATH.fullmatch(rel_path):  # the usual case, checked at once
+        return True
+    return (isinstance(rel_path, str) and bool(rel_path) and not rel_path.startswith("/") and "\\" not in rel_path
+            and "\0" not in rel_path and all(part not in ("", ".", "..") for part in rel_path.split("/")))

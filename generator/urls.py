@@ -3,7 +3,7 @@ relative to the site root (pages end in ``/``)."""
 
 from __future__ import annotations
 
-from .pages.i18n import DEFAULT_LANGUAGE  # its 404 page is the one served at the root
+from .i18n import DEFAULT_LANGUAGE  # its 404 page is the one served at the root
 
 API_ROOT = "api/v1/"
 IMAGE_ROOT = "og/"

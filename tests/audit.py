@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.quality.lighthouse import BUDGETS, CATEGORIES, MINIMUM_SCORE, audit_site, default_pages
-from generator.quality.urls import DEFAULT_BASE_URL
+from tests.quality.lighthouse import BUDGETS, CATEGORIES, MINIMUM_SCORE, audit_site, default_pages
+from tests.quality.sitepaths import DEFAULT_BASE_URL
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..estimate import calibration, constants
+from ..calibrate import speed_cases
+from ..estimate import constants
 from .fit_constants import catalog_models
 
 KIND_NAMES = {"filesize": "file size", "decode_tps": "decode", "prefill_tps": "prefill", "ttft_s": "TTFT"}
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("accuracy", help="estimator error on the calibration measurements",
                                    description=__doc__)
     parser.add_argument("--catalog", type=Path, default=Path("catalog"), help="catalogue folder (default: catalog)")
-    parser.add_argument("--data", type=Path, default=calibration.DATA_PATH, help="calibration CSV")
+    parser.add_argument("--data", type=Path, default=speed_cases.DATA_PATH, help="calibration CSV")
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
     parser.set_defaults(func=run)
 
@@ -40,7 +41,7 @@ def cross_validated() -> list[dict[str, Any]]:
     return out
 
 
-def summary(reports: list[calibration.KindReport]) -> list[dict[str, Any]]:
+def summary(reports: list[speed_cases.KindReport]) -> list[dict[str, Any]]:
     """One plain row per kind: rows, median and worst absolute error, share within ±30 %."""
     return [{"kind": KIND_NAMES.get(r.kind, r.kind), "rows": r.rows, "median_abs_error": r.median_abs_error,
              "worst_abs_error": r.worst_abs_error, "within_30": r.within_30} for r in reports]
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the cross-validated table, then the in-sample one."""
     gpus = _catalog_gpus(args.catalog)
     models = catalog_models(args.catalog) if gpus else {}
-    in_sample = summary(calibration.accuracy_report(gpus, args.data, models=models))
+    in_sample = summary(speed_cases.accuracy_report(gpus, args.data, models=models))
     cv = cross_validated()
     serving = serving_rows(args.catalog)
     if args.json:
@@ -79,18 +80,19 @@ def run(args: argparse.Namespace) -> int:
 
 def serving_rows(catalog: Path) -> list[dict[str, Any]]:
     """Serving error: the fit script's cross-validated statistics and the shipped constants' in-sample error."""
-    from ..estimate import serving_calibration, serving_constants
+    from ..calibrate import serving_cases
+    from ..estimate import serving_constants
 
     rows = [{"kind": k, "validation": v, "rows": n, "median_abs_error": m, "within_25": w}
             for k, v, n, m, w in serving_constants.CV_STATS]
     if (catalog / "models").is_dir():
-        from ..estimate.fit_serving import group
+        from ..calibrate.fit_serving import group
         from .fit_serving import load_cases
 
         cases = load_cases(catalog)
-        errs = [serving_calibration.errors(c, serving_constants.CONSTANTS[group(c)]) for c in cases]
+        errs = [serving_cases.errors(c, serving_constants.CONSTANTS[group(c)]) for c in cases]
         rows += [{"kind": s.kind, "validation": "in-sample", "rows": s.rows, "median_abs_error": s.median_abs_error,
-                  "within_25": s.within} for s in serving_calibration.stats(errs)]
+                  "within_25": s.within} for s in serving_cases.stats(errs)]
     return rows
 
 

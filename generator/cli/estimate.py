@@ -11,13 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..adapters import device_spec, model_spec
 from ..catalog.load import load_catalog
 from ..catalog.schema import Catalog, Gpu
 from ..errors import Problem, UsageError
-from ..estimate import api, serving_setup
+from ..estimate import estimator as api
+from ..estimate import serving_setup
 from ..estimate.architecture import ConfigError
 from ..estimate.device import DeviceSpec, Parallel
+from ..sitedata.adapters import device_spec, model_spec
 
 GIB = 2**30
 OPTIONS = {"context_tokens": "--context", "depth": "--depth", "gpu_count": "--gpu-count", "quant": "--quant"}

@@ -7,9 +7,8 @@ import argparse
 import statistics
 from pathlib import Path
 
-from ..catalog.load import load_catalog
-from ..estimate import calibration, fit_constants
-from ..estimate.fit_constants import (
+from ..calibrate import fit_speed, speed_cases
+from ..calibrate.fit_speed import (
     CONSTANTS_PATH,
     borrow_rows,
     fit,
@@ -20,6 +19,7 @@ from ..estimate.fit_constants import (
     statistics_rows,
     ttft_points,
 )
+from ..catalog.load import load_catalog
 
 
 def _format(stats: list[tuple]) -> str:
@@ -29,14 +29,14 @@ def _format(stats: list[tuple]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Fit, cross-validate, print the statistics and write constants.py unless --dry-run."""
-    parser = argparse.ArgumentParser(prog="python -m generator.cli.fit_constants", description=fit_constants.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m generator.cli.fit_constants", description=fit_speed.__doc__)
     parser.add_argument("--catalog", type=Path, default=Path("catalog"))
     parser.add_argument("--dry-run", action="store_true", help="print only; do not write constants.py")
     args = parser.parse_args(argv)
     gpus = _catalog_gpus(args.catalog)
-    facts = calibration.gpu_facts(gpus)
-    rows = calibration.load_measurements()
-    cases = calibration.speed_cases(rows, facts, catalog_models(args.catalog))
+    facts = speed_cases.gpu_facts(gpus)
+    rows = speed_cases.load_measurements()
+    cases = speed_cases.speed_cases(rows, facts, catalog_models(args.catalog))
     constants = fit(cases)
     for group, c in sorted(constants.items()):
         print(group, c)
@@ -44,16 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     held += ttft_points(held)
     stats = statistics_rows(held)
     borrow = borrow_rows(cases, constants)
-    in_sample = [(c.row.kind, calibration.predict(c, constants[c.group]) / c.row.value - 1) for c in cases]
+    in_sample = [(c.row.kind, speed_cases.predict(c, constants[c.group]) / c.row.value - 1) for c in cases]
     fit_stats = []
-    for kind in calibration.SPEED_KINDS:
+    for kind in speed_cases.SPEED_KINDS:
         errors = [abs(e) for k, e in in_sample if k == kind]
         fit_stats.append((kind, len(errors), round(statistics.median(errors), 4), round(max(errors), 4),
-                          round(sum(e <= calibration.WITHIN for e in errors) / len(errors), 4)))
-    sizes = calibration.filesize_points(rows) or []
+                          round(sum(e <= speed_cases.WITHIN for e in errors) / len(errors), 4)))
+    sizes = speed_cases.filesize_points(rows) or []
     size_errors = [abs(p.error) for p in sizes]
     size_stats = (len(size_errors), round(statistics.median(size_errors), 4), round(max(size_errors), 4),
-                  round(sum(e <= calibration.WITHIN for e in size_errors) / len(size_errors), 4)) if sizes else (0, 0.0, 0.0, 0.0)
+                  round(sum(e <= speed_cases.WITHIN for e in size_errors) / len(size_errors), 4)) if sizes else (0, 0.0, 0.0, 0.0)
     print(_format(stats))
     print("borrowed:", borrow)
     if not args.dry_run:
@@ -73,7 +73,7 @@ def _catalog_gpus(folder: Path) -> dict:
 def catalog_models(folder: Path) -> dict:
     """The catalogue's models as the estimator sees them (api.ModelSpec by id), for the calibration rows of catalogued
     models; empty when the catalogue cannot be read (those rows are then left out)."""
-    from ..adapters import model_spec
+    from ..sitedata.adapters import model_spec
 
     try:
         return {m.id: model_spec(m) for m in load_catalog(folder).models.values()}

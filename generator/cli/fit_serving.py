@@ -7,10 +7,10 @@ import argparse
 import time
 from pathlib import Path
 
-from ..adapters import device_spec, model_spec
+from ..calibrate import serving_cases as sc
+from ..calibrate.fit_serving import CONSTANTS_PATH, _stat_tuple, cross_validate, fit, group, write
 from ..catalog.load import load_catalog
-from ..estimate import serving_calibration as sc
-from ..estimate.fit_serving import CONSTANTS_PATH, _stat_tuple, cross_validate, fit, group, write
+from ..sitedata.adapters import device_spec, model_spec
 
 
 def load_cases(catalog: Path) -> list[sc.Case]:

@@ -1,5 +1,6 @@
-"""The estimator: memory (architecture, quant, weights, kvcache, runtime, device, fit), speed and cost.
+"""The estimator: memory (architecture, quant, weights, kvcache, runtime, device, verdict), speed and cost.
 
-Pure functions of typed inputs (``api.ModelSpec``, ``device.DeviceSpec``, ``api.Request``); ``generator.adapters``
-makes those inputs from catalogue entries. Use ``api.estimate(model_spec(model), device_spec(gpu), api.Request(...))``.
+Pure functions of typed inputs (``estimator.ModelSpec``, ``device.DeviceSpec``, ``estimator.Request``);
+``generator.sitedata.adapters`` makes those inputs from catalogue entries. Use
+``estimator.estimate(model_spec(model), device_spec(gpu), estimator.Request(...))``.
 """

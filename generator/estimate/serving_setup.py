@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 
-from . import api, serving, vllm_support
+from . import estimator, serving, vllm_support
 from .device import DeviceSpec
 from .kvcache import kv_cache_bytes
 from .runtime import VLLM_GPU_MEMORY_UTILIZATION
@@ -118,7 +118,7 @@ def compute_flops(device: DeviceSpec, precision: str) -> float:
     return device.fp16_flops
 
 
-def _check(model: api.ModelSpec, device: DeviceSpec, request: ServingRequest, tp: int) -> None:
+def _check(model: estimator.ModelSpec, device: DeviceSpec, request: ServingRequest, tp: int) -> None:
     if request.engine not in serving.SERVING_ENGINES:
         raise ServingError(f"unknown serving engine {request.engine!r}; choose one of "
                            f"{', '.join(serving.SERVING_ENGINES)}")
@@ -169,7 +169,7 @@ def kv_pool_bytes(engine: str, memory_bytes: int, weights_bytes: int, activation
 
 
 @cache
-def setup(model: api.ModelSpec, device: DeviceSpec, engine: str, precision: str, prompt: int, output: int,
+def setup(model: estimator.ModelSpec, device: DeviceSpec, engine: str, precision: str, prompt: int, output: int,
           tensor_parallel: int | None = None, expert_parallel: bool = False,
           attention_data_parallel: bool = False) -> ServingSetup:
     """The serving setup, or ServingError saying why it cannot run."""
@@ -178,8 +178,8 @@ def setup(model: api.ModelSpec, device: DeviceSpec, engine: str, precision: str,
     _check(model, device, request, tp)
     flops = compute_flops(device, precision)
     kv_type = kv_type_for(device, precision)
-    p = api._prepare(model, PRECISIONS[precision], "vllm", "f16" if kv_type == "auto" else kv_type,
-                     device.backend, tp, "tensor" if tp > 1 else "layer")
+    p = estimator._prepare(model, PRECISIONS[precision], "vllm", "f16" if kv_type == "auto" else kv_type,
+                           device.backend, tp, "tensor" if tp > 1 else "layer")
     if p.blocked and not attention_data_parallel:
         raise ServingError(p.blocked)
     per_gpu_memory = device.memory_bytes // device.count
@@ -201,7 +201,7 @@ def setup(model: api.ModelSpec, device: DeviceSpec, engine: str, precision: str,
                         p.weights_gpu_bytes // tp, pool // tp, device.backend)
 
 
-def serving_estimate(model: api.ModelSpec, device: DeviceSpec, request: ServingRequest) -> ServingEstimate:
+def serving_estimate(model: estimator.ModelSpec, device: DeviceSpec, request: ServingRequest) -> ServingEstimate:
     """Throughput, per-user speed and TTFT at the requested concurrency (None: the KV cache's maximum)."""
     s = setup(model, device, request.engine, request.precision, request.prompt_tokens, request.output_tokens,
               request.tensor_parallel, request.expert_parallel, request.attention_data_parallel)
@@ -237,7 +237,7 @@ class ServingPlan:
     step_overhead_s: float = 0.0  # the engine's fitted fixed cost per step (scheduling, sampling, launches)
 
 
-def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
+def page_precisions(model: estimator.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
     """Precisions a page tries, in order, each only where vLLM's kernels run it on the GPU (``vllm_support``): a
     checkpoint released in FP8 or MXFP4 at that precision alone (vLLM loads it as published, with no BF16 fallback);
     a 16-bit checkpoint at FP8 (vLLM quantizes on load; W8A8 needs FP8 tensor cores, a catalogued FP8 rate), then
@@ -250,7 +250,7 @@ def page_precisions(model: api.ModelSpec, device: DeviceSpec) -> tuple[str, ...]
     return fp8 + (("BF16",) if vllm_support.runs_format("BF16", device, moe) else ())
 
 
-def page_plan(model: api.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str = "vllm",
+def page_plan(model: estimator.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str = "vllm",
               prompt: int = PAGE_PROMPT_TOKENS, output: int = PAGE_OUTPUT_TOKENS,
               min_context: int = 0) -> ServingPlan | None:
     """The fewest GPUs (``devices``: one GPU model at increasing counts) and the first page precision that serve

@@ -11,10 +11,18 @@ import orjson
 
 from .. import urls
 from ..catalog.schema import Gpu, Model
-from ..estimate.api import Estimate
+from ..estimate.estimator import Estimate
 from ..estimate.fidelity import Grade
 from ..urls import DATAPACKAGE, PAIRS_CSV
-from . import labels
+from ..views import labels
+from ..views.common import OfferRow
+from ..views.gpu import GpuView
+from ..views.index import IndexView
+from ..views.model import ModelView, Setup
+from ..views.pair import PairView
+from ..views.parts import AboutGpuPart, AboutModelPart, ArchitecturePart
+from ..views.plan import PageKey
+from ..views.serving import ServingView
 from .documents import (
     Envelope,
     GpuDocument,
@@ -34,14 +42,6 @@ from .documents import (
     ServingPoint,
     Source,
 )
-from .plan import PageKey
-from .viewmodels.common import OfferRow
-from .viewmodels.gpu import GpuView
-from .viewmodels.index import IndexView
-from .viewmodels.model import ModelView, Setup
-from .viewmodels.pair import PairView
-from .viewmodels.parts import AboutGpuPart, AboutModelPart, ArchitecturePart
-from .viewmodels.serving import ServingView
 
 SCHEMA_VERSION = "1.3.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor

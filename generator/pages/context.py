@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import DEFAULT_LANGUAGE
 from ..sitedata import SiteData
-from . import api, seo, social, views
-from .i18n import DEFAULT_LANGUAGE
-from .plan import API, API_KINDS, IMAGE_KINDS, Page
+from ..views import registry
+from ..views.nav import OG_LOCALE, nav, other_languages
+from ..views.plan import API, API_KINDS, IMAGE_KINDS, Page
+from . import api, seo, social
 from .render import Renderer
-from .viewmodels.nav import OG_LOCALE, nav, other_languages
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 LAST_VIEW = ("last view",)  # a language's one-slot memo: the view of its last page, by subject (read by the
@@ -27,7 +28,7 @@ def page_context(site: SiteData, renderer: Renderer, page: Page, base_url: str) 
     """Everything one template needs, numbers unformatted."""
     language = page.language
     lang = renderer.lang(language)
-    view = views.VIEWS[page.key.kind](site, page.key, lang)
+    view = registry.VIEWS[page.key.kind](site, page.key, lang)
     if page.key.kind in IMAGE_KINDS or (language == DEFAULT_LANGUAGE and page.key.kind in API_KINDS):
         lang.memo[LAST_VIEW] = (page.key, view)
     og_image = social.image_meta(page.key, language, view, lang, base_url)
@@ -62,12 +63,12 @@ def render_page(site: SiteData, renderer: Renderer, page: Page, base_url: str) -
         lang = renderer.lang(page.language)
         key, view = lang.memo.get(LAST_VIEW, (None, None))
         if key != page.key:  # its page was not rendered just before in this process
-            view = views.VIEWS[page.key.kind](site, page.key, lang)
+            view = registry.VIEWS[page.key.kind](site, page.key, lang)
         return social.image_bytes(page.key, view, lang)
     if page.language == API:
         lang = renderer.lang(DEFAULT_LANGUAGE)
         key, view = lang.memo.pop(LAST_VIEW, (None, None))
         if key != page.key:  # its English page was not rendered just before in this process
-            view = views.VIEWS[page.key.kind](site, page.key, lang)
+            view = registry.VIEWS[page.key.kind](site, page.key, lang)
         return api.document_bytes(page.key, view)
     return renderer.render(page.language, page.template, page_context(site, renderer, page, base_url)).encode()

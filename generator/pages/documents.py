@@ -9,11 +9,11 @@ from typing import Annotated, Literal
 from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
 
-from ..estimate.api import Verdict
+from ..estimate.estimator import Verdict
 from ..estimate.fidelity import Grade
 from ..estimate.finetune import Method as FinetuneMethod
-from .i18n import formatter
-from .viewmodels.common import PROMPT_TOKENS
+from ..i18n import formatter
+from ..views.common import PROMPT_TOKENS
 
 UInt = Annotated[int, Field(ge=0)]  # bytes, tokens, parameters, a count or a position in a list of the document
 Pos = Annotated[float, Field(gt=0)]

@@ -8,13 +8,13 @@ named in the document) to keep the file small enough for a phone."""
 from __future__ import annotations
 
 from .. import urls
-from ..estimate import fidelity, fit
-from ..estimate.api import Verdict
+from ..estimate import fidelity, verdict
+from ..estimate.estimator import Verdict
 from ..estimate.fidelity import Grade
+from ..i18n import formatter
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
+from ..views.model import serving_row
 from .documents import FinderDocument, FinderMultiGpu, FinderPick, FinderRun, FinderServing
-from .i18n import formatter
-from .viewmodels.model import serving_row
 
 _EN = formatter("en")
 # A pair is listed when its recommended setup runs at or above the floor.
@@ -97,8 +97,8 @@ def finder_document(site: SiteData, version: str) -> FinderDocument:
         "context_tokens": PAGE_CONTEXT_TOKENS,
         "pair_path_template": urls.pair("{language}", "{model}", "{gpu}"),
         "model_path_template": urls.model("{language}", "{model}"), "gpu_path_template": urls.gpu("{language}", "{gpu}"),
-        "fit_rule": {"tight_fraction": fit.TIGHT_FRACTION, "tight_min_bytes": fit.TIGHT_MIN_BYTES,
-                     "fit_target_bytes": fit.FIT_TARGET_BYTES},
+        "fit_rule": {"tight_fraction": verdict.TIGHT_FRACTION, "tight_min_bytes": verdict.TIGHT_MIN_BYTES,
+                     "fit_target_bytes": verdict.FIT_TARGET_BYTES},
         "quality_grades": list(GRADES), "verdicts": list(VERDICTS),
         "quants": quants, "run_columns": list(RUN_COLUMNS),
         "models": [{"id": m, "name": catalog.models[m].name, "family": catalog.models[m].family,

@@ -10,11 +10,11 @@ import posixpath
 from typing import Any
 
 from .. import urls
+from ..i18n import formatter
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
+from ..views.common import OfferRow, offer_rows, rental_cost
 from . import api, api_schema, finder
 from .documents import PairsCsvRow
-from .i18n import formatter
-from .viewmodels.common import OfferRow, offer_rows, rental_cost
 
 _EN = formatter("en")  # the data files are in English
 

@@ -19,16 +19,17 @@ import markdown
 from babel.support import NullTranslations
 from markupsafe import Markup
 
+from .. import codegen
 from ..cachefile import discard
+from ..codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
 from ..errors import Problem, UserError
+from ..i18n import LANGUAGES, Formatter, formatter, translation_markup, translations
 from ..incremental import digest, library_versions
 from ..links import href
 from ..sitedata.methodology import Figure, prose_figures
-from . import codegen, reads
-from .codegen import CODE_GENERATOR, DirectCalls, Messages, escape_output
-from .i18n import LANGUAGES, Formatter, formatter, translation_markup, translations
-from .labels import translated_labels
-from .viewmodels.common import Lang
+from ..views.common import Lang
+from ..views.labels import translated_labels
+from . import reads
 
 
 def _filters(fmt: Formatter) -> dict[str, Any]:
@@ -136,7 +137,7 @@ class PageEnvironment(jinja2.Environment):
 class FragmentCache(DirectCalls):
     """``cached(template, part)``: a partial rendered once per part key and reused (Hugo's ``partialCached``).
 
-    The part (``viewmodels/parts.py``) is the partial's whole context: the partial sees ``p`` (the part), ``root``
+    The part (``views/parts.py``) is the partial's whole context: the partial sees ``p`` (the part), ``root``
     (always part of the cache key: pages at different depths link differently) and the environment's globals, never
     the calling page's variables, so it cannot show what the part's ``key`` does not name. One cache per environment
     (language).

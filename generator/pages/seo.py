@@ -8,8 +8,8 @@ from typing import Any
 
 from .. import urls
 from ..catalog.schema import Catalog
-from .i18n import LANGUAGES
-from .plan import Page
+from ..i18n import LANGUAGES
+from ..views.plan import Page
 
 SITEMAP_NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 ROOT_PAGE = """<!doctype html>

@@ -11,8 +11,8 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont
 
 from ..sitedata import PAGE_CONTEXT_TOKENS
-from .plan import IMAGE_KINDS, PageKey
-from .viewmodels.common import Lang
+from ..views.common import Lang
+from ..views.plan import IMAGE_KINDS, PageKey
 
 WIDTH, HEIGHT = 1200, 630  # the size Facebook, LinkedIn and X show large
 MARGIN = 72

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import shutil
 import signal
 import threading
@@ -15,16 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cachefile import discard
-
-_PLAIN_PATH = re.compile(r"(?:[\w-]+(?:\.[\w-]+)*/)*[\w-]+(?:\.[\w-]+)*")  # no part is "", "." or ".."
-
-
-def inside(rel_path: object) -> bool:
-    """Whether ``rel_path`` is a plain relative path that stays inside its folder (no ``..``, no absolute path)."""
-    if isinstance(rel_path, str) and _PLAIN_PATH.fullmatch(rel_path):  # the usual case, checked at once
-        return True
-    return (isinstance(rel_path, str) and bool(rel_path) and not rel_path.startswith("/") and "\\" not in rel_path
-            and "\0" not in rel_path and all(part not in ("", ".", "..") for part in rel_path.split("/")))
+from ..inputfile import inside
 
 
 class DuplicatePathError(RuntimeError):

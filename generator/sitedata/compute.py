@@ -8,12 +8,12 @@ from dataclasses import dataclass, replace
 from functools import cache, partial
 from typing import Any, NamedTuple, TypeVar
 
-from ..adapters import device_spec, model_spec
 from ..catalog.schema import Catalog, Gpu
-from ..estimate import api, fidelity, finetune, serving_setup, vllm_support
-from ..estimate.api import Estimate, ModelSpec, Request
+from ..estimate import estimator, fidelity, finetune, serving_setup, vllm_support
 from ..estimate.device import DeviceSpec
+from ..estimate.estimator import Estimate, ModelSpec, Request
 from ..estimate.quant import QUANT_INFO, quant_info
+from .adapters import device_spec, model_spec
 from .policy import SETUP_QUANTS, PairResult, holds, meets_floor, published_quants, recommend
 from .store import EstimateStore, StoreKeys
 
@@ -148,8 +148,8 @@ class ModelEstimates:
     # --- one result each ---------------------------------------------------------------------------------
 
     def _estimate(self, model_id: str, gpu_id: str, quant: str, context_tokens: int, limits: bool) -> Estimate:
-        return api.estimate(self.models[model_id], self.devices[gpu_id], _page_request(quant, context_tokens),
-                            limits=limits)
+        return estimator.estimate(self.models[model_id], self.devices[gpu_id], _page_request(quant, context_tokens),
+                                  limits=limits)
 
     def quant_estimates(self, model_id: str, gpu_id: str) -> dict[str, Estimate]:
         """Each quant a pair's pages show or try, at the pages' context: memory, verdict and decode speed only
@@ -186,7 +186,7 @@ class ModelEstimates:
             model, device, quant = self.models[model_id], self.devices[gpu_id], self.pick(model_id, gpu_id).quant
             limit = self.catalog.models[model_id].context_length
             contexts = (*(c for c in CONTEXT_STEPS if c < limit), limit)
-            f16, q8 = (api.context_memory(model, device, Request(quant=quant, kv_type=kv), contexts)
+            f16, q8 = (estimator.context_memory(model, device, Request(quant=quant, kv_type=kv), contexts)
                        for kv in ("f16", "q8_0"))
             rows = tuple(zip(contexts, f16.kv_cache_bytes, f16.total_bytes, q8.kv_cache_bytes, q8.total_bytes))
             return ContextSweep(rows, f16.max_context_tokens, q8.max_context_tokens, f16.usable_bytes)
@@ -201,8 +201,8 @@ class ModelEstimates:
             for context_tokens, sequences in scenarios:
                 cells = {}
                 for quant in REQUIREMENT_QUANTS:
-                    e = api.estimate(spec, self.reference, Request(quant=quant, context_tokens=context_tokens,
-                                                                   sequences=sequences), limits=False)
+                    e = estimator.estimate(spec, self.reference, Request(quant=quant, context_tokens=context_tokens,
+                                                                         sequences=sequences), limits=False)
                     cells[quant] = {"total_bytes": e.total_bytes, "weights_bytes": e.weights_bytes,
                                     "kv_cache_bytes": e.kv_cache_bytes}
                 rows.append({"context": context_tokens, "sequences": sequences, "cells": cells})
@@ -213,8 +213,8 @@ class ModelEstimates:
         """Total memory per ``SUMMARY_QUANTS`` quantization at the pages' context, one sequence, on the reference
         device (the figures a model page's summary states)."""
         return self.from_store(self.keys.reference(model_id, "summary"), lambda: {
-            quant: api.estimate(self.models[model_id], self.reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
-                                limits=False).total_bytes for quant in SUMMARY_QUANTS})
+            quant: estimator.estimate(self.models[model_id], self.reference, _page_request(quant, PAGE_CONTEXT_TOKENS),
+                                      limits=False).total_bytes for quant in SUMMARY_QUANTS})
 
     def finetune(self, model_id: str, method: finetune.Method) -> finetune.FinetuneEstimate:
         """Fine-tuning memory of one model and method at the pages' sequence length."""
@@ -231,7 +231,7 @@ class ModelEstimates:
         def fewest() -> int:
             for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
                 device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
-                if api.on_gpu(self.models[model_id], device, Request(quant=quant, gpu_count=count)) == "fits":
+                if estimator.on_gpu(self.models[model_id], device, Request(quant=quant, gpu_count=count)) == "fits":
                     return count
             return 0
         return self.from_store(self.keys.tensor_parallel(model_id, gpu_id, quant), fewest)
@@ -248,7 +248,7 @@ class ModelEstimates:
             for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
                 device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
                 for quant in quants:
-                    e = api.estimate(model, device, Request(quant=quant, gpu_count=count), limits=False)
+                    e = estimator.estimate(model, device, Request(quant=quant, gpu_count=count), limits=False)
                     if e.verdict == "fits":
                         return (MultiGpu(count, quant, e.total_bytes, e.decode_tokens_per_s),)
             return (None,)
@@ -323,7 +323,7 @@ class ModelEstimates:
                 device = self.devices[gpu_id] if count == 1 else device_spec(gpu, count=count, parallel="tensor")
                 for repo, quant in candidates:
                     request = Request(quant=quant, context_tokens=PAGE_CONTEXT_TOKENS, engine="vllm", gpu_count=count)
-                    estimate = api.estimate(spec, device, request, limits=False)
+                    estimate = estimator.estimate(spec, device, request, limits=False)
                     if estimate.verdict in ("fits", "tight"):
                         return (VllmSetup(repo, quant, count, estimate),)
             return (None,)

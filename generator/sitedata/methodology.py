@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..estimate import bands, cost, fidelity, finetune, fit, kvcache, quant, runtime, speed
+from ..estimate import bands, cost, fidelity, finetune, kvcache, quant, runtime, speed, verdict
 from ..estimate import constants as fitted
 from .compute import FINETUNE_SEQ_LEN
 from .policy import OLDER_LAUNCH_YEAR
@@ -30,7 +30,7 @@ def prose_figures() -> dict[str, Figure]:
     q4_k = quant.GGML_TYPES["Q4_K"]
     bounds = dict(fidelity.GRADE_BOUNDS)
     return {
-        "fit_margin_percent": Figure(fit.TIGHT_FRACTION * 100),
+        "fit_margin_percent": Figure(verdict.TIGHT_FRACTION * 100),
         "vllm_gpu_memory_utilization": Figure(runtime.VLLM_GPU_MEMORY_UTILIZATION, 2),
         "compute_buffer_ubatch": Figure(kvcache.LLAMA_CPP_UBATCH),
         "prefill_ubatch": Figure(speed.UBATCH_TOKENS),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from ..catalog.schema import Catalog
-from ..estimate.api import native_format
+from ..estimate.estimator import native_format
 from .policy import Offers, PairResult, Pick, holds, quality_rank
 
 RELATED_SHOWN = 12

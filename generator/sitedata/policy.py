@@ -12,9 +12,9 @@ from typing import Literal, NamedTuple
 
 from ..catalog.schema import Catalog, CloudOffer, CloudProvider, Model
 from ..estimate import cost, fidelity, serving_setup
-from ..estimate.api import Estimate
 from ..estimate.cost import HOURS_PER_MONTH
 from ..estimate.device import DeviceSpec
+from ..estimate.estimator import Estimate
 from ..estimate.quant import quant_info
 
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}

@@ -12,8 +12,8 @@ from ..catalog.freshness import newest_price_date
 from ..catalog.schema import Catalog
 from ..estimate import bands, vllm_support
 from ..estimate import finetune as finetune_
-from ..estimate.api import Estimate, ModelSpec
 from ..estimate.device import DeviceSpec
+from ..estimate.estimator import Estimate, ModelSpec
 from ..estimate.kvcache import kvcache_bytes_per_1k
 from ..estimate.runtime import VLLM_GPU_MEMORY_UTILIZATION
 from ..incremental import digest

@@ -9,10 +9,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..adapters import device_fields
 from ..cachefile import CorruptCache, discard, load_pickle, loads
 from ..catalog.schema import Catalog
 from ..incremental import collector_paused, digest
+from .adapters import device_fields
 
 
 class StoreKeys:

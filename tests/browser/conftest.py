@@ -2,7 +2,7 @@
 
 Fixtures: ``browser`` (per module), ``page`` (fresh context per test), ``site_server(folder, production_base=None)``
 → base URL, ``clean_page(url)`` → the loaded page after asserting no console errors and no failed requests.
-Helpers for tests that need more: generator.quality.browser (PageErrors, open_clean).
+Helpers for tests that need more: tests.quality.browser (PageErrors, open_clean).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from generator.quality.browser import launch_options, open_clean
-from generator.quality.serve import serve_folder
+from tests.quality.browser import launch_options, open_clean
+from tests.quality.folderserver import serve_folder
 
 
 @pytest.fixture(scope="module")

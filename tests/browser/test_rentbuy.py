@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from generator.estimate import cost
-from generator.quality.browser import PageErrors
+from tests.quality.browser import PageErrors
 
 pytestmark = pytest.mark.browser
 

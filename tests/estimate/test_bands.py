@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.estimate import bands, constants
-from generator.estimate.api import spec_from_config
+from generator.estimate.estimator import spec_from_config
 
 
 def _rows(group: str) -> int:

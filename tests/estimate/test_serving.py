@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from generator.__main__ import main
-from generator.adapters import device_spec, model_spec
 from generator.catalog.load import load_catalog
 from generator.estimate import serving, serving_setup
 from generator.estimate.serving import ServingConstants, ServingDevice
 from generator.estimate.speed import AttentionGroup, Workload
+from generator.sitedata.adapters import device_spec, model_spec
 
 C = ServingConstants("test", bandwidth_efficiency=0.5, compute_efficiency=0.5, step_s=0.002, all_reduce_s=0.0)
 DEVICE = ServingDevice(bandwidth_bytes_per_s=2e12, flops=1e15)

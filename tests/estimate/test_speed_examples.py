@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.adapters import device_spec, model_spec
-from generator.estimate import api, speed
-from generator.estimate.fit_constants import MMQ_FACTOR_FLOOR
+from generator.calibrate.fit_speed import MMQ_FACTOR_FLOOR
+from generator.estimate import estimator, speed
 from generator.estimate.speed import AttentionGroup, BackendConstants, SpeedDevice, Workload
+from generator.sitedata.adapters import device_spec, model_spec
 
 # Round constants of the current-era shape: no dequantisation or score traffic, per-layer launch cost only.
 K = BackendConstants("cuda", bandwidth_efficiency=0.8, hbm_bandwidth_efficiency=0.5, kv_efficiency=0.5, launch_s=0.0,
@@ -165,10 +165,10 @@ def catalog():
 @pytest.mark.parametrize("model_id,quant", [("llama-3.1-8b", "Q4_K_M"), ("glm-4.5-air", "Q8_0")])
 def test_catalogue_gpus_of_different_bandwidth_never_tie(catalog, model_id: str, quant: str) -> None:
     spec = model_spec(catalog.models[model_id])
-    request = api.Request(quant=quant, context_tokens=4096)
+    request = estimator.Request(quant=quant, context_tokens=4096)
     speeds: dict[float, set[float]] = {}
     for gpu in catalog.gpus.values():
-        e = api.estimate(spec, device_spec(gpu), request)
+        e = estimator.estimate(spec, device_spec(gpu), request)
         if e.verdict in ("fits", "tight"):
             speeds.setdefault(round(e.decode_tokens_per_s, 6), set()).add(gpu.bandwidth_gb_per_s)
     assert len(speeds) > 5

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic_site import build_site
 
-from generator.quality.sitecheck import check_site
+from tests.quality.sitecheck import check_site
 
 
 def main() -> int:

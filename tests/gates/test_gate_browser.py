@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from synthetic_site import BASE_URL, PAIR, edit
 
-from generator.quality.browser import BROWSER_ARGS, PageErrors, launch_options
-from generator.quality.lighthouse import DEBIAN_CHROMIUM
-from generator.quality.serve import serve_folder
+from tests.quality.browser import BROWSER_ARGS, PageErrors, launch_options
+from tests.quality.folderserver import serve_folder
+from tests.quality.lighthouse import DEBIAN_CHROMIUM
 
 pytestmark = pytest.mark.browser
 

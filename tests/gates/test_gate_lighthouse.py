@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from synthetic_site import BASE_URL, PAIR, edit
 
-from generator.quality.lighthouse import BUDGETS, CATEGORIES, LOAD_FREE_CATEGORIES, audit_site, default_pages
+from tests.quality.lighthouse import BUDGETS, CATEGORIES, LOAD_FREE_CATEGORIES, audit_site, default_pages
 
 pytestmark = pytest.mark.browser  # runs Chromium: select with -m browser, skip with -m "not browser"
 

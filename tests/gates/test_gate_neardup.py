@@ -8,8 +8,8 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.quality.neardup import SAMPLE_EVERY, jaccard, near_duplicates, sample, similar_pairs
-from generator.quality.pagescan import shingle_hashes
+from tests.quality.neardup import SAMPLE_EVERY, jaccard, near_duplicates, sample, similar_pairs
+from tests.quality.pagescan import shingle_hashes
 
 
 def brute_force(sets: list[list[int]], threshold: float) -> list[tuple[int, int, float]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from synthetic_site import BASE_URL, OTHER_PAIR, PAIR, PAIR_DE, edit
 
-from generator.quality.sitecheck import check_site, main
+from tests.quality.sitecheck import check_site, main
 
 PAIR_URL = BASE_URL + "en/models/llama-3-8b/rtx-4090/"
 PAIR_DE_URL = BASE_URL + "de/models/llama-3-8b/rtx-4090/"

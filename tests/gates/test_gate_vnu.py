@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from synthetic_site import PAIR, edit
 
-from generator.quality.vnu import one_page_of_each_kind, parse_report, validate_html
+from tests.quality.vnu import one_page_of_each_kind, parse_report, validate_html
 
 KINDS = ("index.html", "methodology/index.html", "models/llama-3-8b/index.html", "gpus/h100-sxm/index.html")
 ONE_OF_EACH = ["index.html", "404.html"] + [

@@ -11,11 +11,11 @@ import re
 import shlex
 from pathlib import Path
 
-from generator.adapters import device_spec, model_spec
 from generator.catalog.schema import Catalog, Gpu, Model
 from generator.estimate import engines
 from generator.estimate.vllm_support import runs_format
-from generator.pages.commands import SPLIT, hf_tag
+from generator.sitedata.adapters import device_spec, model_spec
+from generator.views.commands import SPLIT, hf_tag
 
 SECTION = re.compile(r'<section id="launch"([^>]*)>(.*?)</section>', re.S)
 SERVING = re.compile(r'<section id="serving"([^>]*)>')

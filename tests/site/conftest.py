@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.quality.serve import serve_folder
 from tests.conftest import run_generator
+from tests.quality.folderserver import serve_folder
 
 BASE_URL = "https://vram-atlas.example/"
 

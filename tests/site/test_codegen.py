@@ -7,13 +7,13 @@ import jinja2.compiler
 import pytest
 from markupsafe import Markup
 
+from generator import codegen
 from generator.build import BuildOptions, RenderWorker, estimate_pages
 from generator.catalog.load import load_catalog
-from generator.pages import codegen
-from generator.pages.codegen import escape_output
-from generator.pages.plan import Page, PageKey, plan_pages
+from generator.codegen import escape_output
 from generator.pages.render import PageEnvironment
 from generator.sitedata import ModelEstimates, SiteData
+from generator.views.plan import Page, PageKey, plan_pages
 
 from ..conftest import ROOT, make_project
 
@@ -47,7 +47,7 @@ def test_output_escaping(value, html) -> None:
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_plain_filters_write_nothing_html_escapes(language) -> None:
     """The filters whose output the generator writes unescaped give only digits, signs and units."""
-    from generator.pages.i18n import formatter
+    from generator.i18n import formatter
     from generator.pages.render import _filters
     filters = _filters(formatter(language))
     values = [0, 0.004, 1, 7.5, 999.5, 1024, 8192, 131072, 2**20, 123456.789, 8.03e9, 1e15, -3.25, -12345.6]
@@ -63,7 +63,7 @@ def test_inline_messages_escape_their_values(generator_class, monkeypatch, tmp_p
     import shutil
     from pathlib import Path
 
-    from generator.pages.i18n import compile_locales, translations
+    from generator.i18n import compile_locales, translations
     from generator.pages.render import make_environment
     if generator_class:
         monkeypatch.setattr(PageEnvironment, "code_generator_class", generator_class)
@@ -141,7 +141,7 @@ def test_real_pages_of_every_kind_match_stock_jinja(tmp_path, monkeypatch) -> No
     estimates = ModelEstimates(load_catalog(ROOT / "catalog"))
     estimate_pages(estimates, jobs=2)
     site = SiteData(estimates.catalog, estimates=estimates)
-    from generator.pages.i18n import compile_locales
+    from generator.i18n import compile_locales
     compile_locales(tmp_path / "locales")
     pages = _sample(site)
     assert len(pages) >= 40

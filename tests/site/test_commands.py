@@ -196,7 +196,7 @@ def test_the_checker_catches_an_uncatalogued_mlx_repository(fixture_catalog):
 def test_commands_serve_the_chat_release_and_log_in_for_a_gated_repository(fixture_catalog):
     """A base model with a catalogued chat release and a gated licence: the build downloads the chat release after
     ``hf auth login``; vLLM serves the chat release; an ungated third-party GGUF needs no login."""
-    from generator.pages import commands
+    from generator.views import commands
 
     llama = fixture_catalog.models["llama-3.1-8b"].model_copy(update={
         "hf_repo": "meta-llama/Llama-3.1-8B", "chat_repo": "meta-llama/Llama-3.1-8B-Instruct", "gated": True})
@@ -211,7 +211,7 @@ def test_commands_serve_the_chat_release_and_log_in_for_a_gated_repository(fixtu
 
 def test_mlx_serves_the_catalogued_repository_with_the_most_bits_at_or_below_the_page_quant(fixture_catalog):
     from generator.catalog.schema import MlxRepo
-    from generator.pages import commands
+    from generator.views import commands
 
     repos = [MlxRepo(repo=f"mlx-community/M-{bits}bit", bits=bits, source_url="https://huggingface.co/x",
                      read=dt.date(2026, 12, 1)) for bits in (3, 4, 8)]

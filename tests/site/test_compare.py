@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from generator.pages.i18n import formatter
+from generator.i18n import formatter
 from tests.site.test_opendata import MODELS, _nbsp, _plain
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from generator.i18n import formatter
 from generator.pages import api_schema, documents
-from generator.pages.i18n import formatter
-from generator.pages.viewmodels.common import PROMPT_TOKENS
+from generator.views.common import PROMPT_TOKENS
 
 API = Path("api/v1")
 MAPS = {("assumptions",), ("schemas",), ("assumption_labels",)}  # objects keyed by data, not by the type

@@ -12,10 +12,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from generator.i18n import formatter
 from generator.pages import api_schema
 from generator.pages.finder import shown_speed
-from generator.pages.i18n import formatter
-from generator.quality.browser import launch_options
+from tests.quality.browser import launch_options
 from tests.site.test_opendata import _kpis, _nbsp
 
 FINDER = Path("api/v1/finder.json")

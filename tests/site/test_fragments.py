@@ -7,8 +7,8 @@ import pytest
 
 from generator.build import BuildOptions, RenderWorker
 from generator.catalog.load import load_catalog
-from generator.pages.plan import plan_pages
 from generator.sitedata import SiteData
+from generator.views.plan import plan_pages
 
 from ..conftest import make_project
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from generator.i18n import formatter
 from generator.pages.api import dumps
-from generator.pages.i18n import formatter
 from tests.conftest import build_project, make_project
 from tests.site.test_build import tree_digest
 
@@ -211,7 +211,7 @@ def test_a_lost_document_is_rebuilt_with_the_same_bytes(tmp_path: Path):
 
 def test_the_site_gate_follows_the_document_links(fixture_site: Path, tmp_path: Path):
     """The pages with documents pass the link gate, and a missing document is a broken link."""
-    from generator.quality.sitecheck import check_site
+    from tests.quality.sitecheck import check_site
     assert check_site(fixture_site, jobs=1) == []
     site = tmp_path / "site"
     shutil.copytree(fixture_site, site)

@@ -133,15 +133,15 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
     """Issue 17: the "… with 8K context" figures came from the 4K row of the requirement table, and the GPU count
     was at each GPU's best quantization, after a sentence about Q4_K_M and BF16."""
     from generator.catalog.load import load_catalog
-    from generator.estimate import api, fidelity
-    from generator.pages.i18n import formatter
+    from generator.estimate import estimator, fidelity
+    from generator.i18n import formatter
     from generator.sitedata import SiteData
     site = SiteData(load_catalog(Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"))
     gib = formatter("en").gib
     counts = {}
     for model_id in sorted(site.models):
-        eight_k = {q: api.estimate(site.models[model_id], site.reference_device(),
-                                   api.Request(quant=q, context_tokens=8192), limits=False).total_bytes
+        eight_k = {q: estimator.estimate(site.models[model_id], site.reference_device(),
+                                         estimator.Request(quant=q, context_tokens=8192), limits=False).total_bytes
                    for q in ("Q4_K_M", "BF16")}
         four_k = site.model_requirements(model_id)[0]
         assert four_k["context"] == 4096 and four_k["cells"]["Q4_K_M"]["total_bytes"] < eight_k["Q4_K_M"]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.adapters import device_spec, model_spec
 from generator.catalog.load import load_catalog
-from generator.quality import check_site, validate_html
-from generator.quality.lighthouse import BUDGETS, LOAD_FREE_CATEGORIES, audit_site, default_pages
-from generator.quality.vnu import one_page_of_each_kind
+from generator.sitedata.adapters import device_spec, model_spec
+from tests.quality import check_site, validate_html
+from tests.quality.lighthouse import BUDGETS, LOAD_FREE_CATEGORIES, audit_site, default_pages
+from tests.quality.vnu import one_page_of_each_kind
 from tests.site.conftest import BASE_URL
 
 NEAR_DUPLICATE = re.compile(r"^(\S+): near-duplicate <main> text, \d+% alike (\S+) ")

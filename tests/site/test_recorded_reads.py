@@ -173,9 +173,9 @@ def test_only_pages_of_unrented_gpus_read_the_cloud_pick() -> None:
     """Rent or buy keeps an offer edit small: the cross-GPU cloud pick (a site-data table, compared by value) is read
     only by pair pages whose GPU has no offer; the others compare with their own GPU's offers."""
     from generator.pages import assets
-    from generator.pages.plan import PageKey
     from generator.pages.render import Renderer
-    from generator.pages.viewmodels.pair import pair_view
+    from generator.views.pair import pair_view
+    from generator.views.plan import PageKey
     from tests.conftest import ROOT
 
     site = SiteData(load_catalog(FIXTURE_PROJECT / "catalog"))

@@ -15,10 +15,11 @@ from PIL import Image
 
 from generator.build import BuildOptions, make_renderer
 from generator.catalog.load import load_catalog
-from generator.pages import social, views
-from generator.pages.i18n import compile_locales
-from generator.pages.plan import PageKey
+from generator.i18n import compile_locales
+from generator.pages import social
 from generator.sitedata import SiteData
+from generator.views import registry
+from generator.views.plan import PageKey
 from tests.conftest import build_project, make_project
 from tests.site.test_build import tree_digest
 
@@ -108,7 +109,7 @@ def test_an_image_draws_numbers_its_page_states(fixture_site: Path, rendered, ke
     """Every figure the image draws is written on the page (its description or key figures), in its language."""
     site, renderer = rendered
     lang = renderer.lang(language)
-    title, _, figures = social._card(key.kind, views.VIEWS[key.kind](site, key, lang), lang)
+    title, _, figures = social._card(key.kind, registry.VIEWS[key.kind](site, key, lang), lang)
     page = _text(fixture_site / key.url_path(language) / "index.html")
     assert title in page
     for value, label in figures:
@@ -122,10 +123,10 @@ def test_the_image_follows_the_view_not_the_page_before(rendered):
     site, renderer = rendered
     key = PageKey("gpu", gpu="mi300x")
     lang = renderer.lang("de")
-    first = social.image_bytes(key, views.VIEWS["gpu"](site, key, lang), lang)
-    assert social.image_bytes(key, views.VIEWS["gpu"](site, key, lang), lang) == first
+    first = social.image_bytes(key, registry.VIEWS["gpu"](site, key, lang), lang)
+    assert social.image_bytes(key, registry.VIEWS["gpu"](site, key, lang), lang) == first
     other = PageKey("gpu", gpu="rx-7900-xtx")
-    assert social.image_bytes(other, views.VIEWS["gpu"](site, other, lang), lang) != first
+    assert social.image_bytes(other, registry.VIEWS["gpu"](site, other, lang), lang) != first
 
 
 def test_a_long_name_is_fitted_inside_the_image():
@@ -163,8 +164,8 @@ def test_images_have_the_same_bytes_in_every_kind_of_build(tmp_path: Path):
 def test_the_site_gates_check_the_preview_images(fixture_site: Path, tmp_path: Path):
     """The fixture site passes the link gate and the HTML validator with its Open Graph tags; a lost image is a
     broken link on every page that shows it."""
-    from generator.quality import check_site, validate_html
-    from generator.quality.vnu import one_page_of_each_kind
+    from tests.quality import check_site, validate_html
+    from tests.quality.vnu import one_page_of_each_kind
     assert check_site(fixture_site, jobs=1) == []
     assert validate_html(one_page_of_each_kind(fixture_site), fixture_site) == []
     site = tmp_path / "site"

@@ -12,10 +12,10 @@ import pytest
 from babel.support import NullTranslations
 
 from generator.estimate import finetune
-from generator.pages.i18n import formatter
+from generator.i18n import formatter
 from generator.pages.render import make_environment
-from generator.pages.viewmodels import pair_text
-from generator.pages.viewmodels.common import Lang
+from generator.views import pair_text
+from generator.views.common import Lang
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "templates"

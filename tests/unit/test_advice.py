@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.catalog.load import load_catalog
-from generator.estimate.api import Estimate
+from generator.estimate.estimator import Estimate
 from generator.sitedata.compute import gpu_counts
 from generator.sitedata.policy import PairResult, holds, quality_rank, rents
 from tests.conftest import FIXTURE_PROJECT

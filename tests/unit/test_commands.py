@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from generator.catalog.load import load_catalog
-from generator.pages import commands
+from generator.views import commands
 from tests.conftest import FIXTURE_PROJECT
 
 

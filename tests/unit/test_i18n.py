@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from generator.pages.i18n import Formatter, formatter
+from generator.i18n import Formatter, formatter
 
 GIB = 2**30
 

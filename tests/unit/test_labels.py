@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from generator.catalog.load import load_catalog
-from generator.pages import labels
-from generator.pages.i18n import compile_locales, translations
+from generator.i18n import compile_locales, translations
 from generator.sitedata import SiteData, matrix_quants
+from generator.views import labels
 
 ROOT = Path(__file__).resolve().parents[2]
 

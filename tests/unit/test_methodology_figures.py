@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from generator.errors import UserError
-from generator.estimate import bands, fidelity, finetune, fit, kvcache, runtime, speed
-from generator.pages.i18n import formatter
+from generator.estimate import bands, fidelity, finetune, kvcache, runtime, speed, verdict
+from generator.i18n import formatter
 from generator.pages.render import Renderer, fill_figures
 from generator.sitedata.methodology import Figure, prose_figures
 
@@ -28,7 +28,7 @@ def test_each_figure_is_printed_in_each_language(language: str) -> None:
 
 def test_each_figure_is_its_constant() -> None:
     figures = prose_figures()
-    assert figures["fit_margin_percent"] == Figure(fit.TIGHT_FRACTION * 100, 0)
+    assert figures["fit_margin_percent"] == Figure(verdict.TIGHT_FRACTION * 100, 0)
     assert figures["vllm_gpu_memory_utilization"] == Figure(runtime.VLLM_GPU_MEMORY_UTILIZATION, 2)
     assert figures["compute_buffer_ubatch"].value == kvcache.LLAMA_CPP_UBATCH
     assert figures["prefill_ubatch"].value == speed.UBATCH_TOKENS

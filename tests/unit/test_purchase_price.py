@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from generator.catalog.schema import Gpu
-from generator.pages.viewmodels.common import purchase_price
+from generator.views.common import purchase_price
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "project" / "catalog" / "gpus"
 

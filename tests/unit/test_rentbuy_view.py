@@ -14,8 +14,8 @@ from babel.support import NullTranslations
 from generator.catalog.schema import Gpu
 from generator.estimate import cost
 from generator.pages.render import make_environment
-from generator.pages.viewmodels.common import CloudBasis, rentbuy_view
 from generator.sitedata.policy import PairResult, cheapest_cloud
+from generator.views.common import CloudBasis, rentbuy_view
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "project" / "catalog" / "gpus"

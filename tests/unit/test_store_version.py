@@ -50,7 +50,7 @@ def test_imports_are_followed_through_functions_packages_and_relative_forms(tmp_
     ("sitedata/compute.py", "FINETUNE_SEQ_LEN = 2048", "FINETUNE_SEQ_LEN = 8192"),
     ("sitedata/compute.py", "PAGE_CONTEXT_TOKENS = 8192", "PAGE_CONTEXT_TOKENS = 4096"),
     ("sitedata/policy.py", "OLDER_LAUNCH_YEAR = 2021", "OLDER_LAUNCH_YEAR = 2020"),
-    ("adapters.py", "* 1e9", "* 1.0e9"),
+    ("sitedata/adapters.py", "* 1e9", "* 1.0e9"),
     ("estimate/finetune.py", "from __future__", "# an edit\nfrom __future__"),
     ("data/measurements.csv", "\n", "\n\n"),
 ])
@@ -64,7 +64,7 @@ def test_an_edit_to_code_or_data_behind_stored_values_changes_the_store_version(
 def test_an_edit_to_rendering_code_keeps_the_store(tmp_path: Path) -> None:
     package = _package_copy(tmp_path)
     before = store_version("generator.sitedata.compute", package)
-    _edit(package / "pages" / "views.py", "from __future__", "# an edit\nfrom __future__")
+    _edit(package / "views" / "registry.py", "from __future__", "# an edit\nfrom __future__")
     assert store_version("generator.sitedata.compute", package) == before
 
 
@@ -98,9 +98,9 @@ def test_changing_finetune_seq_len_shows_the_new_figures(tmp_path, monkeypatch, 
 
 def test_store_keys_cover_the_gpu_fields_the_adapter_reads_and_no_other() -> None:
     """No hand list of fields: what ``device_spec`` reads from an entry is what its store keys digest."""
-    from generator.adapters import device_fields
     from generator.catalog.load import load_catalog
     from generator.sitedata import SiteData
+    from generator.sitedata.adapters import device_fields
     from tests.conftest import FIXTURE_PROJECT
     catalog = load_catalog(FIXTURE_PROJECT / "catalog")
     gpu = catalog.gpus["rx-7900-xtx"]

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from generator.adapters import device_spec, model_spec
 from generator.catalog.load import load_catalog
 from generator.estimate import serving_setup
 from generator.estimate.vllm_support import runs_format, split_by_support
+from generator.sitedata.adapters import device_spec, model_spec
 from tests.conftest import FIXTURE_PROJECT
 
 

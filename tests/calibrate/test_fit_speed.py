@@ -1,0 +1,166 @@
+"""Calibration rows, GPU name mapping, the fit's optimiser, and the committed constants' accuracy."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from generator.calibrate import fit_speed, speed_cases
+from generator.cli.fit_constants import catalog_models
+from generator.estimate import constants
+
+# Held-out (leave one GPU out) median error of the committed fit on mixture-of-experts rows: what it achieves.
+MOE_DECODE_HELD_OUT = 0.25
+MOE_PREFILL_HELD_OUT = 0.35
+
+
+def test_parse_gpu_names_and_counts() -> None:
+    assert speed_cases.parse_gpu("4090 24GB * 2") == ("rtx-4090", 2)
+    assert speed_cases.parse_gpu("M3 Max 40\u2011Core GPU 64GB") == ("apple-m3-max-40c-64gb", 1)
+    with pytest.raises(KeyError):
+        speed_cases.parse_gpu("Voodoo 2")
+
+
+def test_catalogued_model_rows_get_the_estimators_own_workload() -> None:
+    rows = speed_cases.load_measurements()
+    models = catalog_models(Path("catalog"))
+    cases = speed_cases.speed_cases(rows, speed_cases.gpu_facts(), models)
+    moe = [c for c in cases if c.row.model == "qwen3-30b-a3b" and c.row.quant == "Q4_0"]
+    assert moe and all(c.work.n_experts == 128 and c.work.experts_per_token == 8 and c.work.moe_layers == 48
+                       for c in moe)
+    w = moe[0].work
+    assert 0 < w.expert_flops_per_token < w.linear_flops_per_token
+    assert {c.arch_class for c in cases} == {"dense", "moe", "hybrid"}
+    # Without the catalogue those rows are left out, not guessed.
+    assert len(speed_cases.speed_cases(rows, speed_cases.gpu_facts())) == len(cases) - sum(
+        c.row.model not in speed_cases.MODELS for c in cases)
+
+
+def test_every_calibration_gpu_has_specs() -> None:
+    rows = speed_cases.load_measurements()
+    facts = speed_cases.gpu_facts()
+    ids = {speed_cases.parse_gpu(r.gpu)[0] for r in rows if r.kind in speed_cases.SPEED_KINDS}
+    assert ids <= facts.keys()
+    assert all(facts[i].source for i in ids)
+
+
+def test_llama_workload_hand_computed() -> None:
+    size = 4 * 2**30
+    work = speed_cases.llama_workload("Meta-Llama-3-8B", "F16", size)
+    assert work.dense_weight_bytes == size - 128_256 * 4096 * 2  # token_embd is a lookup, not read
+    assert work.attention[0].kv_bytes_per_token == 131_072  # 128 KiB per token in f16
+    assert work.linear_flops_per_token == 2 * (8_030_261_248 - 128_256 * 4096)
+    assert not work.quantized
+
+
+def test_nelder_mead_finds_quadratic_minimum() -> None:
+    best = fit_speed.nelder_mead(lambda x: (x[0] - 3) ** 2 + (x[1] + 1) ** 2 + 5, [0.0, 0.0])
+    assert best == pytest.approx([3.0, -1.0], abs=1e-4)
+
+
+def test_soft_l1_is_quadratic_near_zero_and_linear_far() -> None:
+    assert fit_speed.soft_l1([0.001]) == pytest.approx(0.001**2, rel=1e-3)
+    assert fit_speed.soft_l1([10.0]) == pytest.approx(2 * 0.1 * 10.0, rel=0.02)
+
+
+def test_current_rows_are_added_with_their_era_and_flash_attention_setting() -> None:
+    rows = speed_cases.load_measurements()
+    scoreboard = [r for r in rows if "15013" in r.source]
+    assert len(scoreboard) == 80 and all(r.era == speed_cases.ERA_CURRENT for r in scoreboard)
+    cases = speed_cases.speed_cases(rows, speed_cases.gpu_facts())
+    mine = [c for c in cases if "15013" in c.row.source]
+    assert len(mine) == 40 and not any(c.row.flash_attention_off for c in mine)  # FA-off rows are left out
+    assert len({c.gpu_id for c in mine}) == 20
+    # ROCm and Vulkan rows run on their own backend whatever the GPU's first catalogued one (an RTX 3090 on Vulkan).
+    assert {c.family for c in cases if "pull/" in c.row.source} == {"rocm", "vulkan"}
+    assert any(c.gpu_id == "rtx-3090" and c.family == "vulkan" for c in cases)
+    assert {c.row.depth for c in cases if c.family == "rocm"} == {0, 4096}
+
+
+def test_llama_2_size_comes_from_the_per_tensor_rules() -> None:
+    # No published size row: llama-bench reports 3.56 GiB for Llama-2-7B Q4_0 (Q4_0 blocks, output Q6_K).
+    size = speed_cases.file_bytes("Llama-2-7B", "Q4_0", speed_cases.load_measurements())
+    assert size / 2**30 == pytest.approx(3.56, abs=0.02)
+
+
+def test_committed_cross_validated_error_meets_targets() -> None:
+    stats = {(m, g, k): (n, md, s) for m, g, k, n, md, _, s in constants.CV_STATS}
+    n, median, within = stats[("gpu", "all", "decode_tps")]
+    assert n > 400 and median <= 0.08 and within >= 0.90
+    # The issue asks ≤ 15 % for prefill; the committed fit reaches 12.2 % over all dense rows (12.9 % over all rows, with
+    # the 2025-26 Vulkan MoE rows of the RTX 5090, whose GPU held out leaves Vulkan almost no MoE row), 11.5 % on the 2024
+    # CUDA rows (cuBLAS GEMMs bound by the board power) and 8.7 % on current CUDA builds (MMQ following the FP32 rate,
+    # dp4a on Pascal): held at what is achieved so that a worse fit fails.
+    assert stats[("gpu", "all dense", "prefill_tps")][1] <= 0.125
+    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.13
+    assert stats[("gpu", "cuda 2024-05", "prefill_tps")][1] <= 0.12
+    assert stats[("gpu", "cuda 2025-26 dense", "prefill_tps")][1] <= 0.09
+    assert stats[("gpu", "cuda 2025-26 dense", "decode_tps")][0] == 21
+    # Mixture of experts (issue 26): held-out GPUs' decode and prefill of MoE models, held at what is achieved.
+    # On CUDA: Vulkan's MoE rows all come from one RTX 5090, so leaving that GPU out leaves Vulkan none (reported apart).
+    assert stats[("gpu", "cuda 2025-26 moe", "decode_tps")][1] <= MOE_DECODE_HELD_OUT
+    assert stats[("gpu", "cuda 2025-26 moe", "prefill_tps")][1] <= MOE_PREFILL_HELD_OUT
+    assert stats[("source", "vulkan 2025-26 moe", "prefill_tps")][1] <= 0.30
+    assert {("source", "all", k) for k in speed_cases.SPEED_KINDS} <= stats.keys()
+    # The stored in-sample statistics are what the committed constants give (rows of catalogued models included).
+    reports = {r.kind: r for r in speed_cases.accuracy_report(models=catalog_models(Path("catalog")))}
+    stored = {k: (n, m) for k, n, m, _, _ in constants.FIT_STATS}
+    assert stored["decode_tps"][0] == reports["decode_tps"].rows
+    assert math.isclose(stored["decode_tps"][1], reports["decode_tps"].median_abs_error, abs_tol=1e-3)
+
+
+def test_resolve_borrows_the_nearest_fitted_set() -> None:
+    sets = constants.ERA_CONSTANTS
+    assert fit_speed.resolve(sets, ("cuda", speed_cases.ERA_CURRENT)) is sets[("cuda", speed_cases.ERA_CURRENT)]
+    assert fit_speed.resolve(sets, ("metal", speed_cases.ERA_CURRENT)) is sets[("metal", speed_cases.ERA_2024)]
+    rocm = fit_speed.resolve(sets, ("rocm", speed_cases.ERA_CURRENT))
+    assert rocm is sets[("rocm", speed_cases.ERA_CURRENT)]
+    sycl = fit_speed.resolve(sets, ("sycl", speed_cases.ERA_CURRENT))
+    assert sycl.borrowed_from == "cuda"
+    assert sycl.bandwidth_efficiency == sets[("cuda", speed_cases.ERA_CURRENT)].bandwidth_efficiency
+
+
+def test_physical_ranges() -> None:
+    for c in constants.ERA_CONSTANTS.values():
+        assert c.engine
+        for name in fit_speed.EFFICIENCIES:
+            value = getattr(c, name)
+            assert value is None or 0 < value <= 1, name  # None: LPDDR efficiency not fitted for that set
+        # MoE routing: a few kernels per block, below a millisecond; half GEMM rate at some tokens per expert.
+        assert 0 <= c.moe_layer_s < 1e-3 and 0 <= c.expert_tokens_half < 4096
+        # MMQ (current builds) runs quantised FLOPs on int8 tensor cores, at most twice the F16 rate.
+        assert c.launch_s >= 0 and c.launch_per_layer_s >= 0 and c.dequant_factor >= fit_speed.MMQ_FACTOR_FLOOR
+        # Dequantisation traffic: at most read the blocks, write and re-read F16 and a few passes more (bytes per
+        # weight); score traffic: a handful of F32 passes over each KQ score (bytes per score).
+        assert 0 <= c.dequant_bytes_per_weight <= 16 and 0 <= c.score_bytes <= 64
+        # MMQ FLOPs per FP32 FLOP: current CUDA builds only; int8 dot products (dp4a: 4 multiply-adds where an FP32
+        # FMA does 1) bound it at 4.
+        assert c.mmq_flops_per_fp32_flop is None or 1 <= c.mmq_flops_per_fp32_flop <= 4
+        # dp4a MMQ on Pascal: at most 4 int8 multiply-adds per FP32 FMA slot.
+        assert c.dp4a_flops_per_fp32_flop is None or 0 < c.dp4a_flops_per_fp32_flop <= 4
+        # GEMM TFLOPS per W of board power: between 0.1 and 3 (the densest datasheet tensor rates per
+        # TDP in the catalogue, B200's 2,250 TFLOPS at 1,000 W, stay below 3).
+        assert c.gemm_tflops_per_watt is None or 0.1 <= c.gemm_tflops_per_watt <= 3
+    assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_CURRENT)].mmq_flops_per_fp32_flop is not None
+    assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_2024)].mmq_flops_per_fp32_flop is None
+    assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_2024)].gemm_tflops_per_watt is not None
+    assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_CURRENT)].dp4a_flops_per_fp32_flop is not None
+
+
+def test_fallback_flops_are_sourced_or_absent() -> None:
+    fallback = speed_cases.FALLBACK_GPUS
+    assert fallback["h100-pcie"].fp16_tflops == 1513 / 2  # NVIDIA datasheet: 1,513 with sparsity, dense is half
+    assert "nvidia-tensor-core-gpu-datasheet" in fallback["h100-pcie"].source
+    apple = [f for i, f in fallback.items() if i.startswith("apple")]
+    assert apple and all(f.fp16_tflops is None and f.backend == "metal" for f in apple)  # Apple publishes none
+
+
+def test_flops_balance_is_fitted_on_hidden_flops() -> None:
+    cases = speed_cases.speed_cases(speed_cases.load_measurements(), speed_cases.gpu_facts())
+    hidden = speed_cases.without_flops(cases)
+    assert all(c.device.fp16_flops is None for c in hidden) and len(hidden) == len(cases)
+    for c in constants.CONSTANTS.values():
+        assert c.flops_per_byte is not None and 1 < c.flops_per_byte < 1000  # FLOPs per byte/s of bandwidth
+    assert constants.CONSTANTS["metal"].compute_efficiency == 1.0  # absorbed by the balance (no Apple FLOPS)
