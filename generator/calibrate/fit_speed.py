@@ -66,6 +66,7 @@ START = BackendConstants("start", bandwidth_efficiency=0.8, hbm_bandwidth_effici
                          flops_per_byte=50.0, dequant_bytes_per_weight=3.5, score_bytes=25.0,
                          launch_per_layer_ungraphed_s=1e-4, gemm_tflops_per_watt=0.4)
 FLOOR = 1e-7
+LOG_CAP = 30.0  # e**30: no constant is that large; a simplex step past it would overflow math.exp
 START_CAP = 0.95  # fixed-cost terms may shrink to (almost) nothing but stay positive in log space
 
 
@@ -137,7 +138,7 @@ CURRENT_FIELDS = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "launch_pe
 
 
 def _with(c: BackendConstants, fields: Sequence[str], logs: Sequence[float], factor_floor: float) -> BackendConstants:
-    values: dict[str, Any] = {name: max(math.exp(v), FLOOR) for name, v in zip(fields, logs)}
+    values: dict[str, Any] = {name: max(math.exp(min(v, LOG_CAP)), FLOOR) for name, v in zip(fields, logs)}
     for name in EFFICIENCIES:
         if name in values:
             values[name] = min(values[name], 1.0)  # an efficiency above 1 is not physical

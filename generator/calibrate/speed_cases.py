@@ -24,10 +24,13 @@ from typing import Any
 
 from ..estimate import speed
 from ..estimate.backend import BackendConstants
-from ..estimate.device import geforce_rate, is_hbm, is_lpddr
+from ..estimate.device import geforce_rate, is_hbm, is_lpddr, pascal_dp4a, pre_ampere
 from ..estimate.speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
+# Rows collected 2026-12 (llama.cpp pull requests and issues, kyuz0's toolbox logs) that no constant was fitted on
+# yet: the current constants are scored on them as an out-of-sample check (``check_report``).
+CHECK_PATH = DATA_PATH.with_name("measurements-check-2026-12.csv")
 SPEED_KINDS = ("decode_tps", "prefill_tps")
 WITHIN = 0.30  # the "share within ±30 %" band of the accuracy report
 GIB = 2**30
@@ -136,6 +139,11 @@ CSV_GPU_IDS: dict[str, str] = {
     "RX 7900 XTX": "rx-7900-xtx", "RX 5700 XT": "rx-5700-xt",
     # mixture-of-experts rows (llama.cpp pull-request tables, benches/dgx-spark.md)
     "RTX 4090": "rtx-4090", "DGX Spark": "dgx-spark", "Radeon 8060S": "ryzen-ai-max-395-128gb",
+    # 2026-12 rows (llama.cpp pull requests and issues, kyuz0's toolbox logs): figures from the catalogue entries
+    "RTX 3090": "rtx-3090", "RTX 3080": "rtx-3080", "RTX 5060 Ti": "rtx-5060-ti-16gb",
+    "RTX PRO 6000 Blackwell": "rtx-pro-6000-blackwell", "Tesla V100 32GB": "tesla-v100-32gb",
+    "Radeon AI PRO R9700": "radeon-ai-pro-r9700", "RX 7900 XT": "rx-7900-xt", "Radeon PRO W7900": "radeon-pro-w7900",
+    "MI355X": "mi355x", "Arc A770": "arc-a770-16gb",
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
@@ -300,8 +308,13 @@ def parse_gpu(name: str) -> tuple[str, int]:
 
 
 def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFacts]:
-    """Specs of the calibration GPUs: each figure from the catalogue entry when it has one, else the fallback table."""
+    """Specs of the calibration GPUs: each figure from the catalogue entry when it has one, else the fallback table; a
+    calibration GPU without a fallback entry takes all its figures from the catalogue (and is absent without it)."""
     facts = dict(FALLBACK_GPUS)
+    for gpu_id in sorted(set(CSV_GPU_IDS.values()) - set(FALLBACK_GPUS)):
+        entry = (catalog_gpus or {}).get(gpu_id)
+        if entry is not None:
+            facts[gpu_id] = _catalogue_facts(entry)
     for gpu_id, fallback in FALLBACK_GPUS.items():
         entry = (catalog_gpus or {}).get(gpu_id)
         if entry is None:
@@ -315,6 +328,15 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
                                  entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq,
                                  is_lpddr(entry.memory_type))
     return facts
+
+
+def _catalogue_facts(entry: Any) -> GpuFacts:
+    """A catalogue GPU's speed figures, derived as the pages derive them (``sitedata.adapters.device_spec``)."""
+    return GpuFacts(entry.id, entry.bandwidth_gb_per_s, entry.fp16_tensor_tflops, entry.backends[0],
+                    f"catalog/gpus/{entry.id}.yaml", "catalogue entry", geforce_rate(entry.vendor, entry.name),
+                    is_hbm(entry.memory_type), not pre_ampere(entry.vendor, entry.launch_date), entry.fp32_tflops,
+                    entry.tdp_w, "dp4a" if pascal_dp4a(entry.vendor, entry.launch_date) else "mma",
+                    is_lpddr(entry.memory_type))
 
 
 def file_bytes(model: str, quant: str, rows: Iterable[Measurement]) -> int:
@@ -424,6 +446,8 @@ def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts],
         else:
             continue
         gpu_id, count = parse_gpu(row.gpu)
+        if gpu_id not in facts:
+            continue  # a GPU known only from the catalogue, which was not read
         device = dataclasses.replace(device_for(facts[gpu_id], count), backend=row_backend(row))
         cases.append(Case(row, gpu_id, speed.family(device.backend), work, device))
     return cases
@@ -511,6 +535,25 @@ def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = 
     points = speed_points(cases, constants)
     reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
     return reports
+
+
+def check_groups(case: Case) -> tuple[str, ...]:
+    """The report groups of a check row: all rows, its backend family, its family and class, multi-GPU rows."""
+    groups = ("all", case.family, f"{case.family} {case.arch_class}", f"all {case.arch_class}")
+    return groups + (("multi-GPU (layer split)",) if case.device.gpu_count > 1 else ())
+
+
+def check_report(catalog_gpus: Mapping[str, Any], models: Mapping[str, Any],
+                 path: Path = CHECK_PATH) -> list[tuple[str, KindReport]]:
+    """The fitted constants scored on rows they were not fitted on (``CHECK_PATH``), as (group, report) per group and
+    kind; file sizes come from the calibration file and the check file's own filesize rows."""
+    rows = load_measurements(path)
+    sizes = [r for r in load_measurements() if r.kind == "filesize"]
+    cases = speed_cases(rows + sizes, gpu_facts(catalog_gpus), models)
+    points = dict(zip(cases, speed_points(cases)))
+    names = sorted({g for c in cases for g in check_groups(c)}, key=lambda g: (g != "all", g.startswith("multi"), g))
+    return [(group, summarize(kind, sel)) for group in names for kind in SPEED_KINDS
+            if (sel := [p for c, p in points.items() if c.row.kind == kind and group in check_groups(c)])]
 
 
 def filesize_points(rows: list[Measurement]) -> list[Point] | None:

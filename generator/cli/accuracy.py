@@ -50,10 +50,10 @@ def summary(reports: list[speed_cases.KindReport]) -> list[dict[str, Any]]:
 def format_table(rows: list[dict[str, Any]]) -> str:
     """Rows as an aligned text table (method and group columns when present)."""
     wide = "method" in rows[0] if rows else False
-    head = f"{'method':<24} {'group':<14} " if wide else ""
+    head = f"{'method':<24} {'group':<24} " if wide else ""
     lines = [f"{head}{'kind':<9} {'rows':>5} {'median':>8} {'worst':>9} {'±30%':>7}"]
     for r in rows:
-        lead = f"{r['method']:<24} {r['group']:<14} " if wide else ""
+        lead = f"{r['method']:<24} {r['group']:<24} " if wide else ""
         lines.append(f"{lead}{r['kind']:<9} {r['rows']:>5} {r['median_abs_error']:>8.1%} {r['worst_abs_error']:>9.1%} "
                      f"{r['within_30']:>7.1%}")
     return "\n".join(lines)
@@ -66,11 +66,16 @@ def run(args: argparse.Namespace) -> int:
     in_sample = summary(speed_cases.accuracy_report(gpus, args.data, models=models))
     cv = cross_validated()
     serving = serving_rows(args.catalog)
+    check = [{"method": "not fitted on", "group": g, **row} for g, row in
+             ((g, summary([r])[0]) for g, r in speed_cases.check_report(gpus, models))] if models else []
     if args.json:
-        print(json.dumps({"cross_validated": cv, "in_sample": in_sample, "serving": serving}, indent=1))
+        print(json.dumps({"cross_validated": cv, "in_sample": in_sample, "serving": serving, "check": check}, indent=1))
         return 0
     print(f"Cross-validated error on {args.data.name} (absolute relative error; groups are backend and engine era)")
     print(format_table(cv))
+    if check:
+        print(f"\nOut of sample: the constants on {speed_cases.CHECK_PATH.name}, rows collected after the fit")
+        print(format_table(check))
     print("\nIn-sample, for reference (the constants scored on the rows they were fitted on)")
     print(format_table(in_sample))
     print("\nServing (vLLM, SGLang, TensorRT-LLM) vs generator/data/serving/: cross-validated and in-sample")

@@ -238,15 +238,17 @@ class ModelEstimates:
 
     def multi_gpu(self, model_id: str, gpu_id: str) -> tuple[MultiGpu | None]:
         """Where the pair's recommended setup does not hold the model at or above the quality floor: the fewest GPUs
-        of this kind in one machine (2, 4 or 8, tensor parallel) that hold it at the best such quantization with
-        margin, as a 1-tuple (None: the pick holds it already, or no such machine does)."""
+        of this kind in one machine (2, 4 or 8) that hold it at the best such quantization with margin, as a 1-tuple
+        (None: the pick holds it already, or no such machine does). The quantization is a GGUF, so the GPUs split the
+        model by layers as llama.cpp does by default (``--split-mode layer``): memory adds up, decode runs one GPU
+        after another at about one GPU's speed."""
         def fewest() -> tuple[MultiGpu | None]:
             model = self.models[model_id]
             if holds(self.pick(model_id, gpu_id), model.native_format):
                 return (None,)
             quants = [q for q in preference(model) if fidelity.at_floor(q, model.native_format)]
             for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
-                device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="tensor")
+                device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="layer")
                 for quant in quants:
                     e = estimator.estimate(model, device, Request(quant=quant, gpu_count=count), limits=False)
                     if e.verdict == "fits":

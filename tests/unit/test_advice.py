@@ -42,3 +42,21 @@ def test_tensor_parallel_stays_in_one_machine_whose_gpus_the_catalogue_connects(
     assert gpu.interconnect is not None and gpu_counts(gpu) == (1, 2, 4, 8)
     assert gpu_counts(gpu.model_copy(update={"interconnect": None})) == (1,)
     assert gpu_counts(gpu.model_copy(update={"unified_memory": True, "segment": "unified"})) == (1,)
+
+
+def test_the_way_forward_on_several_gpus_decodes_at_llama_cpp_layer_split_speed(catalog):
+    """A GGUF on several GPUs runs as llama.cpp splits it by default, one GPU after another: slower than tensor
+    parallelism's N-fold bandwidth, which is vLLM's, not what llama.cpp runs by default."""
+    from generator.estimate import estimator
+    from generator.estimate.estimator import Request
+    from generator.sitedata import ModelEstimates
+    from generator.sitedata.adapters import device_spec
+
+    site = ModelEstimates(catalog)
+    (multi,) = site.multi_gpu("deepseek-v3", "mi300x")
+    assert multi is not None and multi.gpu_count > 1
+    layer = estimator.estimate(site.models["deepseek-v3"], device_spec(catalog.gpus["mi300x"], multi.gpu_count, "layer"),
+                               Request(quant=multi.quant, gpu_count=multi.gpu_count), limits=False)
+    tensor = estimator.estimate(site.models["deepseek-v3"], device_spec(catalog.gpus["mi300x"], multi.gpu_count, "tensor"),
+                                Request(quant=multi.quant, gpu_count=multi.gpu_count), limits=False)
+    assert multi.decode_tokens_per_s == layer.decode_tokens_per_s < tensor.decode_tokens_per_s
