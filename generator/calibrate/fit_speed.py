@@ -27,8 +27,12 @@ term with ``dequant_factor`` and ``attention_efficiency``.
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import math
+import multiprocessing
+import os
+import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -56,6 +60,9 @@ EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficien
 MOE_START = {"moe_layer_s": 2e-5, "expert_bandwidth_efficiency": 0.9, "expert_tokens_half": 64.0,
              "lpddr_bandwidth_efficiency": 0.8}
 MOE_SHARE_MIN_ROWS = 4
+# Hybrid models: a fixed cost per recurrent (linear-attention / SSM) layer per decode step (its convolution, gating,
+# state update and norm kernels), fitted with the other shared decode terms where MOE_MIN_ROWS hybrid rows pin it.
+RECURRENT_START_S = 2e-5
 JOINT_ETA_STARTS = (0.85, 0.7)  # extra starting points of η_bw in the joint decode fit (see _fit_decode_jointly)
 MOE_MIN_ROWS = 3  # a family's own rows of a kind below which it keeps the MoE (and depth) terms it starts from
 FACTORS = ("dequant_factor",)
@@ -114,16 +121,20 @@ _OLD = ("llama.cpp builds of May 2024 (llama-bench; quantised weights dequantise
         "attention off)")
 ENGINES = {
     ("cuda", speed_cases.ERA_2024): _OLD, ("metal", speed_cases.ERA_2024): _OLD,
-    ("cuda", speed_cases.ERA_CURRENT): "llama.cpp CUDA builds of 2025-08 to 2026-03 (llama-bench; quantised matmul "
+    ("cuda", speed_cases.ERA_CURRENT): "llama.cpp CUDA builds of 2025-08 to 2026-08 (llama-bench; quantised matmul "
                                        "MMQ, flash attention on)",
-    ("rocm", speed_cases.ERA_CURRENT): "llama.cpp ROCm build of 2026 (llama-bench in pull request 26284; quantised "
-                                       "matmul MMQ)",
-    ("vulkan", speed_cases.ERA_CURRENT): "llama.cpp Vulkan builds of 2025-05 to 2026-05 (llama-bench in pull requests "
-                                         "13324 and 21024; flash attention on)",
+    ("rocm", speed_cases.ERA_CURRENT): "llama.cpp ROCm builds of 2025-06 to 2026-09 (llama-bench in pull requests, "
+                                       "issues and kyuz0's Strix Halo and R9700 logs; quantised matmul MMQ)",
+    ("vulkan", speed_cases.ERA_CURRENT): "llama.cpp Vulkan builds of 2025-05 to 2026 (llama-bench in pull requests, "
+                                         "issues and kyuz0's Strix Halo logs; flash attention on)",
 }
-# Current builds: MMQ multiplies the quantised blocks (no F16 copy), flash attention keeps the scores on chip, and
-# the per-token fixed cost is one term per layer (a single model in the rows cannot separate a + b·layers).
+# Current builds: MMQ multiplies the quantised blocks (no F16 copy), flash attention keeps the scores on chip. The
+# per-step fixed cost a (host work per llama_decode: graph build and CUDA-graph update, synchronisation) is fitted
+# with the per-layer cost b where the decode rows hold models of several layer counts and sizes, which separate
+# a + b·layers; otherwise it stays at 0 and b carries both (``_identifiable``).
 CURRENT_FIXED: dict[str, Any] = {"dequant_bytes_per_weight": 0.0, "score_bytes": 0.0, "launch_s": 0.0}
+CURRENT_FIELDS_SEPARABLE = ("launch_s",)
+LAUNCH_START_S = 1e-3  # a start for a: one millisecond of host work per step
 # MMQ runs on int8 tensor cores at twice the FP16 rate: a quantised FLOP takes at least half an F16 GEMM FLOP's time.
 MMQ_FACTOR_FLOOR = 0.5
 # Current CUDA builds' MMQ kernels follow the FP32 rate (speed docstring): μ starts at 2 FLOPs per FP32 FLOP and is
@@ -186,6 +197,11 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
         sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
         if f == "launch_per_layer_s" and len(sizes) < 2:
             continue
+        layers = {c.work.n_layers for c in cases if c.device.graphs and c.work.n_experts == 0 and not c.work.state_bytes}
+        if f == "launch_s" and (len(layers) < 2 or len(sizes) < 3):
+            continue
+        if f == "recurrent_layer_s" and sum(c.work.recurrent_layers > 0 for c in cases) < MOE_MIN_ROWS:
+            continue
         out.append(f)
     return out
 
@@ -208,7 +224,7 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     if era == speed_cases.ERA_CURRENT:
         start = _fit_moe(moe, _fit_current(family, start, decode, prefill, rated), decode)
         moe_decode = [c for c in moe if c.row.kind == "decode_tps"]
-        return _fit_depth(mine + moe, _fit_decode_jointly(decode + moe_decode, start))
+        return _fit_split(mine + moe, _fit_depth(mine + moe, _fit_decode_jointly(decode + moe_decode, start)))
     return _fit_moe(moe, _fit_2024(start, decode, prefill, rated), decode)
 
 
@@ -247,11 +263,14 @@ def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendC
     moe = [c for c in decode if c.work.n_experts > 0]
     if len(moe) < MOE_MIN_ROWS:
         return start
-    fields = _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode) + ["moe_layer_s"]
+    fields = _identifiable([f for f in CURRENT_FIELDS + CURRENT_FIELDS_SEPARABLE + ("recurrent_layer_s",)
+                            if f in DECODE_FIELDS + ("recurrent_layer_s",)], decode) + ["moe_layer_s"]
+    if "recurrent_layer_s" in fields and start.recurrent_layer_s <= 0:
+        start = dataclasses.replace(start, recurrent_layer_s=RECURRENT_START_S)
     if len(moe) >= MOE_SHARE_MIN_ROWS:
         fields.append("expert_bandwidth_efficiency")
-    if start.lpddr_bandwidth_efficiency is not None:
-        fields.append("lpddr_bandwidth_efficiency")
+    if start.lpddr_bandwidth_efficiency is not None and any(c.device.lpddr for c in decode):
+        fields.append("lpddr_bandwidth_efficiency")  # only LPDDR rows pin it: without them it would run to its floor
     # η_bw often sits at its cap after the dense-only fit, a corner the simplex does not leave: start from several
     # values below it as well and keep the fit with the lowest loss.
     starts = [start] + [dataclasses.replace(start, bandwidth_efficiency=eta) for eta in JOINT_ETA_STARTS
@@ -262,12 +281,28 @@ def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendC
 
 def _fit_depth(cases: list[Case], start: BackendConstants) -> BackendConstants:
     """Current builds: the KV read efficiency on single-GPU decode rows at a depth (flash attention reads the cache
-    faster than the 2024 builds' separate KQ and KQV products), every other constant held, where ``MOE_MIN_ROWS`` such
-    rows pin it. The layer-split terms stay the 2024 fit's: the current multi-GPU rows are one rig and one model,
-    whose single-GPU time is itself an estimate, so they would fit that model's error, not the hand-over."""
+    faster than the 2024 builds' separate KQ and KQV products) and the attention efficiency on single-GPU prefill rows
+    at a depth, every other constant held, each where ``MOE_MIN_ROWS`` such rows pin it (the layer-split terms follow
+    in ``_fit_split``)."""
     deep = [c for c in cases if c.row.kind == "decode_tps" and c.row.depth > 0 and c.device.gpu_count == 1]
     if len(deep) >= MOE_MIN_ROWS:
         start = _fit_fields(deep, start, ["kv_efficiency"])
+    # Flash-attention prefill at a depth: the attention FLOPs' share of the GEMM rate, per backend's kernels.
+    deep = [c for c in cases if c.row.kind == "prefill_tps" and c.row.depth > 0 and c.device.gpu_count == 1]
+    if len(deep) >= MOE_MIN_ROWS:
+        start = _fit_fields(deep, start, ["attention_efficiency"])
+    return start
+
+
+def _fit_split(cases: list[Case], start: BackendConstants) -> BackendConstants:
+    """Current builds: the layer split's hand-over per GPU boundary on multi-GPU decode rows and its pipeline
+    efficiency on multi-GPU prefill rows, every other constant held, where MOE_MIN_ROWS rows from two or more rigs
+    (GPU and count) pin each; otherwise the older era's values stay. Hybrid models' rows are left out: their
+    single-GPU step carries costs of its own (recurrent layers) that the hand-over would otherwise absorb."""
+    for kind, field in (("decode_tps", "split_s"), ("prefill_tps", "pipeline_efficiency")):
+        multi = [c for c in cases if c.row.kind == kind and c.device.gpu_count > 1 and c.arch_class != "hybrid"]
+        if len(multi) >= MOE_MIN_ROWS and len({(c.gpu_id, c.device.gpu_count) for c in multi}) >= 2:
+            start = _fit_fields(multi, start, [field])
     return start
 
 
@@ -279,7 +314,10 @@ def _fit_current(family: str, start: BackendConstants, decode: list[Case], prefi
                  rated: list[Case]) -> BackendConstants:
     """Current builds (see ``fit_family``), dense rows only."""
     start = dataclasses.replace(start, **CURRENT_FIXED)
-    start = _fit_fields(decode, start, _identifiable([f for f in CURRENT_FIELDS if f in DECODE_FIELDS], decode))
+    fields = _identifiable([f for f in CURRENT_FIELDS + CURRENT_FIELDS_SEPARABLE if f in DECODE_FIELDS], decode)
+    if "launch_s" in fields:
+        start = dataclasses.replace(start, launch_s=LAUNCH_START_S)
+    start = _fit_fields(decode, start, fields)
     mmq = family in MMQ_FAMILIES and any(c.device.fp32_flops is not None for c in rated)
     start = dataclasses.replace(start, mmq_flops_per_fp32_flop=(start.mmq_flops_per_fp32_flop or MMQ_START)
                                 if mmq else None)
@@ -383,41 +421,56 @@ def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstant
 def leave_one_gpu_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
     """Each GPU's rows predicted by constants fitted without any of its rows (groups it is absent from keep ``full``;
     groups fitted after one it was in are refitted too, since they start from it)."""
-    out = []
-    for gpu in sorted({c.gpu_id for c in cases}):
-        train = [c for c in cases if c.gpu_id != gpu]
-        touched = {c.group for c in cases if c.gpu_id == gpu}
-        first = min(_order(touched), key=_order({c.group for c in cases}).index)
-        order = _order({c.group for c in cases})
-        refit = set(order[order.index(first):])
-        constants = fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit)
-        out += _held("gpu", [c for c in cases if c.gpu_id == gpu], constants)
-    return out
+    return _folds("gpu", cases, sorted({c.gpu_id for c in cases}), full)
 
 
 def source_of(case: Case) -> str:
-    """The publication a row comes from (its source before any parenthesis: repository or discussion)."""
-    return case.row.source.split(" (")[0].split(" via ")[0]
+    """The publication a row comes from (its source before any parenthesis: a pull request, issue or discussion, or
+    the repository of a file or folder: the log files of one benchmark repository are one source)."""
+    source = case.row.source.split(" (")[0].split(" via ")[0]
+    match = re.match(r"(https://github\.com/[^/]+/[^/]+)/(?:blob|tree)/", source)
+    return match.group(1) if match else source
 
 
 def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
     """Each source's rows predicted by constants fitted on the other sources only (a (family, era) missing from the
     rest borrows the nearest fitted set, as a backend without measurements does on the pages)."""
-    out = []
-    for source in sorted({source_of(c) for c in cases}):
-        train = [c for c in cases if source_of(c) != source]
-        out += _held("source", [c for c in cases if source_of(c) == source], fit(train))
-    return out
+    return _folds("source", cases, sorted({source_of(c) for c in cases}))
 
 
 def leave_one_model_out(cases: list[Case]) -> list[HeldOut]:
     """Each model's rows predicted by constants fitted on the other models' rows only (a (family, era) left without
     rows borrows the nearest fitted set): how the constants carry to a model they never saw."""
-    out = []
-    for model in sorted({c.row.model for c in cases}):
-        train = [c for c in cases if c.row.model != model]
-        out += _held("model", [c for c in cases if c.row.model == model], fit(train))
-    return out
+    return _folds("model", cases, sorted({c.row.model for c in cases}))
+
+
+def _fold_key(method: str, case: Case) -> str:
+    return case.gpu_id if method == "gpu" else source_of(case) if method == "source" else case.row.model
+
+
+def _folds(method: str, cases: list[Case], keys: list[str],
+           full: dict[Group, BackendConstants] | None = None) -> list[HeldOut]:
+    """The held-out predictions of every fold, the folds run in parallel over the machine's cores (each is
+    independent; the results are concatenated in key order, so the output does not depend on the worker count)."""
+    jobs = [(method, cases, key, full) for key in keys]
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers <= 1:
+        return [p for job in jobs for p in _fold(job)]
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return [p for part in pool.map(_fold, jobs) for p in part]
+
+
+def _fold(job: tuple[str, list[Case], str, dict[Group, BackendConstants] | None]) -> list[HeldOut]:
+    """One fold: refit without the rows of ``key`` and predict them."""
+    method, cases, key, full = job
+    train = [c for c in cases if _fold_key(method, c) != key]
+    held = [c for c in cases if _fold_key(method, c) == key]
+    if full is None:
+        return _held(method, held, fit(train))
+    order = _order({c.group for c in cases})
+    first = min(_order({c.group for c in held}), key=order.index)
+    refit = set(order[order.index(first):])
+    return _held(method, held, fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit))
 
 
 def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
@@ -439,6 +492,9 @@ def ttft_points(points: list[HeldOut]) -> list[HeldOut]:
     return out
 
 
+MULTI_GPU = "multi-GPU"  # the statistics group of rows run on several GPUs (llama-bench's default layer split)
+
+
 def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, float, float, float]]:
     """(method, group, kind, rows, median |error|, worst |error|, share within ±30 %) per backend-era group, per
     backend-era-class group ("cuda 2025-26 moe"), per class over all backends ("all moe") and over all rows."""
@@ -447,10 +503,11 @@ def statistics_rows(points: list[HeldOut]) -> list[tuple[str, str, str, int, flo
         mine = [p for p in points if p.method == method]
 
         def names(p: HeldOut) -> set[str]:
-            return {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"}
+            multi = {f"{p.family} {p.era} {MULTI_GPU}", f"all {MULTI_GPU}"} if p.setup[3] > 1 else set()
+            return {"all", f"all {p.cls}", f"{p.family} {p.era}", f"{p.family} {p.era} {p.cls}"} | multi
 
-        groups = sorted({f"{p.family} {p.era}" for p in mine} | {f"{p.family} {p.era} {p.cls}" for p in mine})
-        groups += sorted({f"all {p.cls}" for p in mine}) + ["all"]
+        groups = sorted({n for p in mine for n in names(p) if not n.startswith("all")})
+        groups += sorted({n for p in mine for n in names(p) if n.startswith("all ")}) + ["all"]
         for group in groups:
             for kind in speed_cases.SPEED_KINDS + ("ttft_s",):
                 sel = [p for p in mine if p.kind == kind and group in names(p)]
@@ -500,7 +557,8 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
         "backend-era group and over all rows. BORROW_STATS: a family's rows predicted with another family's constants",
         "of the same era.",
         "FIT_STATS: in-sample, for reference only. CV_POINTS: the held-out decode and prefill points (leave one GPU out).",
-        "ROW_GPUS: per backend-era group, the GPUs its rows ran on (a band holds only for the GPU generations in it).",
+        "ROW_GPUS: per backend-era group, the GPUs its rows ran on and how many held-out rows each (a band holds only",
+        "for the GPU generations in it).",
         '"""',
         "",
         "from __future__ import annotations",
@@ -527,8 +585,14 @@ def render(constants: dict[Group, BackendConstants], stats: list[tuple], borrow:
     lines += [f"    {(p.kind, p.family, p.era, p.measured, round(p.predicted, 3))!r}," for p in points
               if p.method == "gpu" and p.kind in speed_cases.SPEED_KINDS]
     groups = sorted({(p.family, p.era) for p in points if p.method == "gpu"})
-    lines += [")", "", "# (family, era) -> catalogue ids of the GPUs its rows ran on",
-              "ROW_GPUS: dict[tuple[str, str], tuple[str, ...]] = {"]
-    lines += [f"    {g!r}: {tuple(sorted({p.gpu for p in points if (p.family, p.era) == g}))!r}," for g in groups]
+    lines += [")", "", "# (family, era) -> (catalogue id, held-out rows) of the GPUs its rows ran on",
+              "ROW_GPUS: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {"]
+    lines += [f"    {g!r}: {_row_gpus(points, g)!r}," for g in groups]
     lines += ["}", ""]
     return "\n".join(lines)
+
+
+def _row_gpus(points: list[HeldOut], group: Group) -> tuple[tuple[str, int], ...]:
+    """(GPU, held-out decode and prefill rows, leave one GPU out) of a backend-era group, by GPU."""
+    mine = [p.gpu for p in points if p.method == "gpu" and (p.family, p.era) == group and p.kind in speed_cases.SPEED_KINDS]
+    return tuple((gpu, mine.count(gpu)) for gpu in sorted(set(mine)))

@@ -7,6 +7,9 @@ the row measures: ``ERA_2024`` or ``ERA_CURRENT``). Rows whose ``model`` is a ca
 hybrid and dense models of 2025-26: llama.cpp pull-request tables, benches/dgx-spark.md) are predicted with
 the estimator's own workload of that model (``api.speed_workload``), at the llama-bench file size where a filesize row
 gives it; "pp<N> at -ub 1" rows run one token per step through the decode kernels and are stored as decode rows.
+Rows added 2026-12 (llama.cpp pull requests and issues, kyuz0's public llama-bench logs of Strix Halo and R9700
+machines) say in ``notes`` which column, flags, build and split they are; rows with CPU-offloaded experts, llama.cpp's
+``-sm tensor``/``-sm row`` or RPC rigs were not taken, since the model covers llama-bench's default layer split.
 """
 
 from __future__ import annotations
@@ -28,9 +31,6 @@ from ..estimate.device import geforce_rate, is_hbm, is_lpddr, pascal_dp4a, pre_a
 from ..estimate.speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
-# Rows collected 2026-12 (llama.cpp pull requests and issues, kyuz0's toolbox logs) that no constant was fitted on
-# yet: the current constants are scored on them as an out-of-sample check (``check_report``).
-CHECK_PATH = DATA_PATH.with_name("measurements-check-2026-12.csv")
 SPEED_KINDS = ("decode_tps", "prefill_tps")
 WITHIN = 0.30  # the "share within ±30 %" band of the accuracy report
 GIB = 2**30
@@ -535,25 +535,6 @@ def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = 
     points = speed_points(cases, constants)
     reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
     return reports
-
-
-def check_groups(case: Case) -> tuple[str, ...]:
-    """The report groups of a check row: all rows, its backend family, its family and class, multi-GPU rows."""
-    groups = ("all", case.family, f"{case.family} {case.arch_class}", f"all {case.arch_class}")
-    return groups + (("multi-GPU (layer split)",) if case.device.gpu_count > 1 else ())
-
-
-def check_report(catalog_gpus: Mapping[str, Any], models: Mapping[str, Any],
-                 path: Path = CHECK_PATH) -> list[tuple[str, KindReport]]:
-    """The fitted constants scored on rows they were not fitted on (``CHECK_PATH``), as (group, report) per group and
-    kind; file sizes come from the calibration file and the check file's own filesize rows."""
-    rows = load_measurements(path)
-    sizes = [r for r in load_measurements() if r.kind == "filesize"]
-    cases = speed_cases(rows + sizes, gpu_facts(catalog_gpus), models)
-    points = dict(zip(cases, speed_points(cases)))
-    names = sorted({g for c in cases for g in check_groups(c)}, key=lambda g: (g != "all", g.startswith("multi"), g))
-    return [(group, summarize(kind, sel)) for group in names for kind in SPEED_KINDS
-            if (sel := [p for c, p in points.items() if c.row.kind == kind and group in check_groups(c)])]
 
 
 def filesize_points(rows: list[Measurement]) -> list[Point] | None:

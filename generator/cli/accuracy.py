@@ -66,16 +66,11 @@ def run(args: argparse.Namespace) -> int:
     in_sample = summary(speed_cases.accuracy_report(gpus, args.data, models=models))
     cv = cross_validated()
     serving = serving_rows(args.catalog)
-    check = [{"method": "not fitted on", "group": g, **row} for g, row in
-             ((g, summary([r])[0]) for g, r in speed_cases.check_report(gpus, models))] if models else []
     if args.json:
-        print(json.dumps({"cross_validated": cv, "in_sample": in_sample, "serving": serving, "check": check}, indent=1))
+        print(json.dumps({"cross_validated": cv, "in_sample": in_sample, "serving": serving}, indent=1))
         return 0
     print(f"Cross-validated error on {args.data.name} (absolute relative error; groups are backend and engine era)")
     print(format_table(cv))
-    if check:
-        print(f"\nOut of sample: the constants on {speed_cases.CHECK_PATH.name}, rows collected after the fit")
-        print(format_table(check))
     print("\nIn-sample, for reference (the constants scored on the rows they were fitted on)")
     print(format_table(in_sample))
     print("\nServing (vLLM, SGLang, TensorRT-LLM) vs generator/data/serving/: cross-validated and in-sample")

@@ -49,6 +49,8 @@ class BackendConstants:
     lpddr_bandwidth_efficiency: float | None = None
     expert_bandwidth_efficiency: float = 1.0
     expert_tokens_half: float = 0.0
+    # Hybrid models: a fixed cost per recurrent (linear-attention or SSM) layer per decode step; 0 where not fitted.
+    recurrent_layer_s: float = 0.0
     engine: str = ""  # the engine builds the constants describe (fitted on their measurements)
     borrowed_from: str | None = None  # family whose fitted constants this family uses for lack of its own rows
 
@@ -81,6 +83,7 @@ class BackendConstants:
             ("speed.moe_layer_s", f"{self.moe_layer_s:.2e} per MoE block"),
             ("speed.expert_bandwidth_efficiency", f"{self.expert_bandwidth_efficiency:.3f}"),
             ("speed.expert_tokens_half", f"{self.expert_tokens_half:.0f}"),
+            ("speed.recurrent_layer_s", f"{self.recurrent_layer_s:.2e} per recurrent layer"),
             ("speed.mmq_flops_per_fp32_flop",
              "—" if self.mmq_flops_per_fp32_flop is None else f"{self.mmq_flops_per_fp32_flop:.2f}"),
         )

@@ -6,8 +6,9 @@ publications left out of it (leave one source out), whichever is larger, over th
 architecture class (dense, mixture of experts, hybrid linear attention) on that backend. A class with fewer than
 ``FEW_ROWS`` held-out decode and prefill rows is marked "few measurements" and one without any
 "not validated"; its figures are then the backend's over all classes. ROCm is split by GPU generation: CDNA (AMD
-Instinct, datacenter) and RDNA (Radeon) run different kernels (MFMA vs WMMA, wave64 vs wave32), so a generation none of
-the backend's calibration rows ran on is "not validated" whatever the class. A backend without measurements of its own
+Instinct, datacenter) and RDNA (Radeon) run different kernels (MFMA vs WMMA, wave64 vs wave32), so a generation counts
+only its own rows: fewer than ``FEW_ROWS`` of them make its band "few measurements", none "not validated", whatever
+the class. A backend without measurements of its own
 borrows CUDA's constants, and its band widens to the larger of CUDA's band and the measured cost of borrowing (another
 family's rows predicted with CUDA's constants of the same engine era).
 """
@@ -92,9 +93,10 @@ def _borrow_median(lender: str, kind: str) -> float:
 
 @cache
 def error_band(backend: str, arch_class: str = "dense", gpu_generation: str = "",
-               generation_measured: bool = True) -> ErrorBand:
+               generation_rows: int | None = None) -> ErrorBand:
     """The typical ±error of a speed figure on ``backend`` for a model of ``arch_class`` on a GPU of ``gpu_generation``
-    (``generation_measured``: whether any of the backend's calibration rows ran on that generation; module docstring)."""
+    (``generation_rows``: the backend's calibration rows on that generation, None where bands are not split by
+    generation; module docstring)."""
     from .constants import ERA_CONSTANTS
 
     c = speed.constants_for(backend)
@@ -102,7 +104,7 @@ def error_band(backend: str, arch_class: str = "dense", gpu_generation: str = ""
     era = next(e for (f, e), k in ERA_CONSTANTS.items() if f == lender and k.engine == c.engine)
     family_group, class_group = f"{lender} {era}", f"{lender} {era} {arch_class}"
     rows = sum((_cv(class_group, kind) or (0, 0.0))[0] for kind in ("decode_tps", "prefill_tps"))
-    rows = rows if generation_measured else 0
+    rows = rows if generation_rows is None else min(rows, generation_rows)
     group = class_group if rows else family_group
     values = {}
     for name, kind in KINDS.items():
@@ -112,4 +114,4 @@ def error_band(backend: str, arch_class: str = "dense", gpu_generation: str = ""
         borrowing = _borrow_median(lender, kind if kind != "ttft_s" else "prefill_tps") if c.borrowed_from else 0.0
         values[name] = max(own[1], borrowing)
     return ErrorBand(speed.family(backend), values["decode"], values["prefill"], values["ttft"], group,
-                     c.borrowed_from, arch_class, rows, gpu_generation, generation_measured)
+                     c.borrowed_from, arch_class, rows, gpu_generation, generation_rows != 0)

@@ -332,7 +332,8 @@ def _workload(arch: Architecture, w: Weights, layout: KvLayout, quant: str) -> s
         experts_per_token=arch.experts_per_token, n_experts=arch.n_experts,
         state_bytes=layout.state_bytes_per_sequence, quantized=quant not in ("BF16", "F16"),
         hidden_size=arch.hidden_size, expert_flops_per_token=2.0 * expert_active,
-        moe_layers=len({t.layer for t in routed}))
+        moe_layers=len({t.layer for t in routed}),
+        recurrent_layers=sum(layer.attention in ("linear", "mamba") for layer in arch.main_layers))
 
 
 def speed_workload(model: ModelSpec, quant: str, size_bytes: int | None = None) -> speed.Workload:

@@ -25,7 +25,9 @@ Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
                                                      stacks need more requests in flight than llama.cpp's
                                                      batch-1 mat-vec kernels keep outstanding, and for LPDDR
                                                      unified memory, whose controllers sit behind a shared fabric)
-    t_launch = a + b·n_layers                       (kernel launches and syncs, per backend)
+    t_launch = a + b·n_layers + m·moe_layers + r·recurrent_layers
+                                                    (host work per step, kernel launches and syncs, the MoE blocks'
+                                                     routing kernels, a hybrid's recurrent-layer kernels; per backend)
     t_split = split_s · (gpus − 1)                  (layer split: one hand-over per GPU boundary, no speed-up)
     KV(d) = Σ_groups kv_bytes_per_token · min(d, window)
     W(N) = dense + experts · (1 − (1 − k/E)^N)      (experts touched by N sequences; k/E at N = 1)
@@ -142,6 +144,7 @@ class Workload:
     host_expert_bytes: int = 0
     expert_flops_per_token: float = 0.0  # routed experts' part of linear_flops_per_token (2 × active expert params)
     moe_layers: int = 0  # blocks with routed experts (each runs a router, a top-k and MUL_MAT_ID per step)
+    recurrent_layers: int = 0  # linear-attention / SSM layers (each runs its conv, gating and state-update kernels)
 
 
 @dataclass(frozen=True)
@@ -272,7 +275,7 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
               + sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n))
     compute = sequences * _token_flops_s(work, device, c, depth)
     return (max(memory, compute) + launch_s(work, c, device.graphs) + moe_routing_s(work, c, device.graphs)
-            + _split_s(device, c)
+            + recurrent_s(work, c, device.graphs) + _split_s(device, c)
             + _host_step_s(work, device, sequences) + _comm_s(work, device, sequences))
 
 
@@ -284,6 +287,14 @@ def moe_routing_s(work: Workload, c: BackendConstants, graphs: bool = True) -> f
     if not graphs and c.launch_per_layer_ungraphed_s > 0 and c.launch_per_layer_s > 0:
         scale = c.launch_per_layer_ungraphed_s / c.launch_per_layer_s
     return c.moe_layer_s * work.moe_layers * scale
+
+
+def recurrent_s(work: Workload, c: BackendConstants, graphs: bool = True) -> float:
+    """Fixed per-step cost of the recurrent layers of a hybrid model (extra kernels, scaled as ``moe_routing_s``)."""
+    scale = 1.0
+    if not graphs and c.launch_per_layer_ungraphed_s > 0 and c.launch_per_layer_s > 0:
+        scale = c.launch_per_layer_ungraphed_s / c.launch_per_layer_s
+    return c.recurrent_layer_s * work.recurrent_layers * scale
 
 
 def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: float) -> float:

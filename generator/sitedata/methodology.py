@@ -91,13 +91,18 @@ def held_out_points() -> dict[str, tuple[tuple[float, float], ...]]:
 def error_bands(gpus: Mapping[str, Any]) -> dict[tuple[str, str, str], bands.ErrorBand]:
     """Typical cross-validated error of the speed figures per backend, GPU generation (ROCm: RDNA, CDNA) and
     architecture class, shown beside every speed figure; keyed (backend, generation, class)."""
-    measured = measured_generations(gpus)
+    rows = generation_rows(gpus)
     keys = sorted({(backend, bands.generation(backend, gpu.segment)) for gpu in gpus.values() for backend in gpu.backends})
-    return {(backend, gen, cls): bands.error_band(backend, cls, gen, not gen or (backend, gen) in measured)
+    return {(backend, gen, cls): bands.error_band(backend, cls, gen, rows.get((speed.family(backend), gen), 0) if gen else None)
             for backend, gen in keys for cls in bands.CLASSES}
 
 
-def measured_generations(gpus: Mapping[str, Any]) -> set[tuple[str, str]]:
-    """(backend family, GPU generation) pairs some calibration row ran on, from the GPUs of each fitted group."""
-    return {(family, bands.generation(family, gpus[gpu_id].segment))
-            for (family, _era), ids in fitted.ROW_GPUS.items() for gpu_id in ids if gpu_id in gpus}
+def generation_rows(gpus: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """Held-out calibration rows per (backend family, GPU generation), from the GPUs of each fitted group."""
+    out: dict[tuple[str, str], int] = {}
+    for (family, _era), counted in fitted.ROW_GPUS.items():
+        for gpu_id, n in counted:
+            if gpu_id in gpus:
+                key = (family, bands.generation(family, gpus[gpu_id].segment))
+                out[key] = out.get(key, 0) + n
+    return out

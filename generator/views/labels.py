@@ -68,6 +68,7 @@ ASSUMPTION = {
     "speed.mmq_flops_per_fp32_flop": N_("Quantised-matmul FLOPs per FP32 FLOP"),
     "speed.lpddr_bandwidth_efficiency": N_("Bandwidth efficiency on LPDDR unified memory"),
     "speed.moe_layer_s": N_("Expert routing time per MoE block (s)"),
+    "speed.recurrent_layer_s": N_("Fixed time per recurrent layer of a hybrid model (s)"),
     "speed.expert_bandwidth_efficiency": N_("Expert weight read efficiency"),
     "speed.expert_tokens_half": N_("Tokens per expert at half GEMM rate"),
 }
@@ -85,11 +86,13 @@ ASSUMPTION_TEXT = frozenset({
     N_("llama.cpp builds of May %(a)s (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash "
        "attention off)"),
     N_("llama.cpp CUDA builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench; quantised matmul MMQ, flash attention on)"),
-    N_("llama.cpp ROCm build of %(a)s (llama-bench in pull request %(b)s; quantised matmul MMQ)"),
-    N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests %(e)s and %(f)s; flash "
-       "attention on)"),
+    N_("llama.cpp ROCm builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests, issues and kyuz0's Strix "
+       "Halo and R9700 logs; quantised matmul MMQ)"),
+    N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s (llama-bench in pull requests, issues and kyuz0's Strix Halo "
+       "logs; flash attention on)"),
     N_("%(a)s per extra GPU (layer split)"),
     N_("%(a)s per MoE block"),
+    N_("%(a)s per recurrent layer"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU"),
     N_("catalogued dense FP16 tensor %(a)s TFLOPS per GPU (× %(b)s for FP16-accumulate GEMMs on GeForce)"),
     # Clauses the FLOPS rule appends after "; " (``localise`` translates a text clause by clause).

@@ -25,15 +25,15 @@ def test_json(capsys) -> None:
     assert main(["accuracy", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [row["kind"] for row in data["in_sample"]] == ["file size", "decode", "prefill"]
-    # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 2 ROCm + 3 Vulkan + 12 rows
-    # of catalogued models (10 mixture of experts, 1 hybrid, 1 dense; llama.cpp pull requests and benches/dgx-spark.md)
-    # + 4 Vulkan decode rows of 2025-26 pull requests and issues (RTX 5090: 2 MoE, 1 dense; Radeon 8060S: 1 hybrid)
-    assert data["in_sample"][1]["rows"] == 439
+    # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 252 decode rows of 2025-26
+    # pull requests, issues, benches/dgx-spark.md and kyuz0's toolbox logs (CUDA, ROCm, Vulkan; dense, MoE, hybrid)
+    assert data["in_sample"][1]["rows"] == 670
     cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
-    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 439
-    assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 10
-    assert cv[("leave one GPU out", "vulkan 2025-26 moe", "prefill")]["rows"] == 6  # RTX 5090 Vulkan tables
-    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 14
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 670
+    assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 30
+    assert cv[("leave one GPU out", "vulkan 2025-26 moe", "prefill")]["rows"] == 43
+    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 108
+    assert cv[("leave one GPU out", "all multi-GPU", "decode")]["rows"] > 0
     assert 0 <= cv[("leave one GPU out", "cuda 2025-26", "prefill")]["median_abs_error"] < 1
 
 

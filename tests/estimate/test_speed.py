@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -210,6 +211,27 @@ def test_moe_decode_reads_the_routed_experts_and_pays_routing_per_block() -> Non
     # Without CUDA graphs the routing kernels cost what launches cost there: × (0.3 ms / 0.1 ms) = 0.6 ms.
     ungraphed = speed.decode_step_s(MOE, dataclasses.replace(DEV, graphs=False), C_MOE)
     assert ungraphed == pytest.approx(4.5e-3 + 1e-3 + 10 * 3e-4 + 0.6e-3)
+
+
+def test_a_hybrid_pays_a_fixed_time_per_recurrent_layer() -> None:
+    hybrid = dataclasses.replace(MOE, recurrent_layers=6)
+    c = dataclasses.replace(C_MOE, recurrent_layer_s=5e-5)
+    # 6 recurrent layers × 50 µs = 0.3 ms on top of the MoE step of the test above; none without the fitted term.
+    assert speed.decode_step_s(hybrid, DEV, c) == pytest.approx(speed.decode_step_s(MOE, DEV, C_MOE) + 0.3e-3)
+    assert speed.decode_step_s(hybrid, DEV, C_MOE) == speed.decode_step_s(MOE, DEV, C_MOE)
+    # Without CUDA graphs they scale as launches do (× 3, as in the test above): 0.9 ms.
+    ungraphed = dataclasses.replace(DEV, graphs=False)
+    assert speed.decode_step_s(hybrid, ungraphed, c) == pytest.approx(speed.decode_step_s(MOE, ungraphed, C_MOE) + 0.9e-3)
+
+
+def test_the_estimator_counts_a_hybrids_recurrent_layers() -> None:
+    """Qwen3-Next: 48 layers, every fourth full attention (config full_attention_interval 4), the rest linear."""
+    from generator.cli.fit_constants import catalog_models
+    from generator.estimate.estimator import speed_workload
+
+    spec = catalog_models(Path("catalog"))["qwen3-next-80b-a3b"]
+    assert speed_workload(spec, "Q4_K_M").recurrent_layers == 36
+    assert speed_workload(catalog_models(Path("catalog"))["qwen3-8b"], "Q4_K_M").recurrent_layers == 0
 
 
 def test_expert_gemms_see_ubatch_times_k_over_e_tokens() -> None:
