@@ -211,9 +211,9 @@ def fit_family(cases: list[Case], family: str, start: BackendConstants = START,
     """Constants of one backend family and engine era, fitted on its rows (``cases`` may hold others).
 
     2024 builds: decode constants on decode rows, then prefill constants and flops_per_byte on prefill rows. Current
-    builds: only what their rows identify (η_bw, η_bw of HBM, per-layer cost, quantised-matmul factor), with the
-    era's fixed terms (``CURRENT_FIXED``) and the rest kept from ``start`` (the family's 2024 fit). Constants the rows
-    cannot identify keep ``start``'s values."""
+    builds: only what their rows identify (η_bw, η_bw of HBM, per-step and per-layer cost, quantised-matmul factor;
+    then the MoE, recurrent-layer, depth and layer-split terms), with the era's fixed terms (``CURRENT_FIXED``) and
+    the rest kept from ``start`` (the family's 2024 fit). Constants the rows cannot identify keep ``start``'s values."""
     mine = [c for c in cases if c.family == family and c.era == era]
     start = dataclasses.replace(start, family=family, engine=ENGINES[(family, era)], borrowed_from=None)
     moe = [c for c in mine if c.work.n_experts > 0]
@@ -257,9 +257,10 @@ def _fit_moe(moe: list[Case], start: BackendConstants, dense_decode: Sequence[Ca
 
 
 def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendConstants:
-    """Current builds with MoE rows: the decode constants all models share (η_bw, per-layer launch cost) refitted
-    together with the MoE and LPDDR terms on every decode row, dense and MoE. With one dense model the per-layer cost
-    and η_bw trade off against each other; models of other layer counts and bytes per layer pin both."""
+    """Current builds with MoE rows: the decode constants all models share (η_bw, per-step and per-layer cost, the
+    recurrent-layer cost where hybrid rows pin it) refitted together with the MoE and LPDDR terms on every decode row,
+    dense and MoE. With one dense model the per-layer cost and η_bw trade off against each other; models of other
+    layer counts and bytes per layer pin both."""
     moe = [c for c in decode if c.work.n_experts > 0]
     if len(moe) < MOE_MIN_ROWS:
         return start
