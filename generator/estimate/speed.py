@@ -283,18 +283,19 @@ def moe_routing_s(work: Workload, c: BackendConstants, graphs: bool = True) -> f
     """Fixed per-step cost of the MoE blocks: router GEMV, soft-max/top-k, the expert ids and MUL_MAT_ID's gather.
 
     These are extra kernels, so without CUDA graphs their cost grows as the per-layer launch cost does."""
-    scale = 1.0
-    if not graphs and c.launch_per_layer_ungraphed_s > 0 and c.launch_per_layer_s > 0:
-        scale = c.launch_per_layer_ungraphed_s / c.launch_per_layer_s
-    return c.moe_layer_s * work.moe_layers * scale
+    return c.moe_layer_s * work.moe_layers * _ungraphed_scale(c, graphs)
 
 
 def recurrent_s(work: Workload, c: BackendConstants, graphs: bool = True) -> float:
     """Fixed per-step cost of the recurrent layers of a hybrid model (extra kernels, scaled as ``moe_routing_s``)."""
-    scale = 1.0
+    return c.recurrent_layer_s * work.recurrent_layers * _ungraphed_scale(c, graphs)
+
+
+def _ungraphed_scale(c: BackendConstants, graphs: bool) -> float:
+    """How much more a kernel launch costs without CUDA graphs: the ungraphed per-layer cost over the graphed one."""
     if not graphs and c.launch_per_layer_ungraphed_s > 0 and c.launch_per_layer_s > 0:
-        scale = c.launch_per_layer_ungraphed_s / c.launch_per_layer_s
-    return c.recurrent_layer_s * work.recurrent_layers * scale
+        return c.launch_per_layer_ungraphed_s / c.launch_per_layer_s
+    return 1.0
 
 
 def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: float) -> float:
