@@ -42,6 +42,7 @@ class ErrorBand:
     rows: int = 0  # held-out decode and prefill rows of that class on this backend's constants
     generation: str = ""  # the GPU generation the band is for ("rdna", "cdna" on ROCm; "" elsewhere)
     generation_measured: bool = True  # whether any of the backend's calibration rows ran on that generation
+    by_generation: bool = False  # the row count is the GPU generation's own, fewer than its class has on the backend
 
     @property
     def status(self) -> Status:
@@ -104,6 +105,7 @@ def error_band(backend: str, arch_class: str = "dense", gpu_generation: str = ""
     era = next(e for (f, e), k in ERA_CONSTANTS.items() if f == lender and k.engine == c.engine)
     family_group, class_group = f"{lender} {era}", f"{lender} {era} {arch_class}"
     rows = sum((_cv(class_group, kind) or (0, 0.0))[0] for kind in ("decode_tps", "prefill_tps"))
+    by_generation = generation_rows is not None and generation_rows < rows
     rows = rows if generation_rows is None else min(rows, generation_rows)
     group = class_group if rows else family_group
     values = {}
@@ -114,4 +116,4 @@ def error_band(backend: str, arch_class: str = "dense", gpu_generation: str = ""
         borrowing = _borrow_median(lender, kind if kind != "ttft_s" else "prefill_tps") if c.borrowed_from else 0.0
         values[name] = max(own[1], borrowing)
     return ErrorBand(speed.family(backend), values["decode"], values["prefill"], values["ttft"], group,
-                     c.borrowed_from, arch_class, rows, gpu_generation, generation_rows != 0)
+                     c.borrowed_from, arch_class, rows, gpu_generation, generation_rows != 0, by_generation)

@@ -60,7 +60,8 @@ def test_rocm_bands_split_by_gpu_generation() -> None:
     unmeasured = bands.error_band("rocm", "dense", "cdna", generation_rows=0)
     assert unmeasured.status == "none" and not unmeasured.generation_measured
     few = bands.error_band("rocm", "dense", "cdna", generation_rows=bands.FEW_ROWS - 1)
-    assert few.status == "few" and few.generation_measured
+    assert few.status == "few" and few.generation_measured and few.by_generation  # the page names the generation
+    assert not bands.error_band("rocm", "dense", "rdna", generation_rows=10**6).by_generation
     assert bands.error_band("rocm", "dense", "rdna").rows == _rows(bands.error_band("rocm", "dense").group)
 
 
