@@ -27,7 +27,7 @@ from typing import Any
 
 from ..estimate import speed
 from ..estimate.backend import BackendConstants
-from ..estimate.device import geforce_rate, is_hbm, is_lpddr, pascal_dp4a, pre_ampere
+from ..estimate.device import geforce_rate, is_hbm, is_lpddr, mmq_kernel, pre_ampere
 from ..estimate.speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
@@ -335,7 +335,7 @@ def _catalogue_facts(entry: Any) -> GpuFacts:
     return GpuFacts(entry.id, entry.bandwidth_gb_per_s, entry.fp16_tensor_tflops, entry.backends[0],
                     f"catalog/gpus/{entry.id}.yaml", "catalogue entry", geforce_rate(entry.vendor, entry.name),
                     is_hbm(entry.memory_type), not pre_ampere(entry.vendor, entry.launch_date), entry.fp32_tflops,
-                    entry.tdp_w, "dp4a" if pascal_dp4a(entry.vendor, entry.launch_date) else "mma",
+                    entry.tdp_w, mmq_kernel(entry.vendor, entry.launch_date),
                     is_lpddr(entry.memory_type))
 
 

@@ -98,6 +98,11 @@ def pascal_dp4a(vendor: str, launch_date: date | None) -> bool:
     return vendor == "nvidia" and launch_date is not None and launch_date < VOLTA_LAUNCH
 
 
+def mmq_kernel(vendor: str, launch_date: date | None) -> MmqKernel:
+    """The quantised-matmul kernel llama.cpp picks for a catalogued GPU: dp4a on Pascal (``pascal_dp4a``), else MMA."""
+    return "dp4a" if pascal_dp4a(vendor, launch_date) else "mma"
+
+
 TURING_LAUNCH = date(2018, 8, 13)  # Quadro RTX 8000/6000 (TechPowerUp release date), the first Turing (SM 7.5) parts
 
 

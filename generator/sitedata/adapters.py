@@ -15,7 +15,7 @@ from ..estimate.device import (
     geforce_rate,
     is_hbm,
     is_lpddr,
-    pascal_dp4a,
+    mmq_kernel,
     pre_ampere,
     pre_turing,
     usable_memory,
@@ -53,7 +53,7 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         graphs=not pre_ampere(gpu.vendor, gpu.launch_date),
         ampere_or_newer=ampere_or_newer(gpu.vendor, gpu.launch_date),
         fp32_flops=gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None,
-        mmq="dp4a" if pascal_dp4a(gpu.vendor, gpu.launch_date) else "mma",
+        mmq=mmq_kernel(gpu.vendor, gpu.launch_date),
         pre_turing=pre_turing(gpu.vendor, gpu.launch_date),
     )
 

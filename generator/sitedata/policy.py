@@ -90,6 +90,11 @@ def holds(pick: PairResult, native: str) -> bool:
     return pick.estimate.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native)
 
 
+def below_floor(pick: PairResult, native: str) -> bool:
+    """The pair's recommended setup holds the model fully (fits or tight), but only below the quality floor."""
+    return pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native)
+
+
 def quality_rank(pick: PairResult, native: str) -> tuple[int, int, float]:
     """Sort key of a ranking, quality first: setups that hold the model at or above the floor, then those below it
     (heavy loss), then offload, then no fit; within each, fits before tight, then faster first."""

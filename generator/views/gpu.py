@@ -13,7 +13,7 @@ from ..estimate import fidelity
 from ..estimate.device import DeviceSpec
 from ..estimate.estimator import Estimate
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
-from ..sitedata.policy import holds, quality_rank
+from ..sitedata.policy import below_floor, holds, quality_rank
 from .common import (
     Crumb,
     Head,
@@ -64,7 +64,7 @@ def _row(site: SiteData, model_id: str, gpu_id: str, native: str, language: str)
     pick = site.pairs[(model_id, gpu_id)]
     return ModelRow(site.catalog.models[model_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
                     fidelity.grade(pick.quant, native),
-                    pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
+                    below_floor(pick, native))
 
 
 def gpu_view(site: SiteData, key: PageKey, lang: Lang) -> GpuView:

@@ -14,7 +14,7 @@ from ..estimate import fidelity, finetune, serving, serving_setup
 from ..estimate.cost import HOURS_PER_MONTH
 from ..estimate.estimator import Estimate, ModelSpec
 from ..sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, ServingChoice, SiteData
-from ..sitedata.policy import holds, quality_rank
+from ..sitedata.policy import below_floor, holds, quality_rank
 from .common import Crumb, Head, Lang, home, latest_read
 from .parts import (
     AboutModelPart,
@@ -145,7 +145,7 @@ def _gpu_row(site: SiteData, model_id: str, gpu_id: str, native: str, language: 
     pick = site.pairs[(model_id, gpu_id)]
     return GpuRow(site.catalog.gpus[gpu_id], urls.pair(language, model_id, gpu_id), pick.quant, pick.estimate,
                   fidelity.grade(pick.quant, native),
-                  pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native))
+                  below_floor(pick, native))
 
 
 def model_view(site: SiteData, key: PageKey, lang: Lang) -> ModelView:

@@ -16,7 +16,7 @@ from ..estimate import bands, cost, fidelity, finetune, speed
 from ..estimate.estimator import Estimate, ModelSpec, Verdict
 from ..estimate.verdict import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
 from ..sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, SiteData, matrix_quants
-from ..sitedata.policy import meets_floor
+from ..sitedata.policy import holds, meets_floor
 from . import charts, labels, pair_text
 from .common import (
     PROMPT_TOKENS,
@@ -386,7 +386,7 @@ def cheapest_way(site: SiteData, model_id: str, language: str) -> CloudWay | Non
 
 def _way_forward(site: SiteData, model_id: str, gpu_id: str, e: Estimate, native: str) -> WayForward | None:
     pick = site.pairs[(model_id, gpu_id)]
-    if e.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native):
+    if holds(pick, native):
         return None
     multi = site.multi_gpu(model_id, gpu_id)
     offload = e.offload if e.verdict == "offload" else None
