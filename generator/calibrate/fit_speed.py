@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..estimate.backend import BackendConstants
+from ..estimate.speed import Workload
 from . import speed_cases
 from .speed_cases import Case
 
@@ -52,7 +53,7 @@ PREFILL_FIELDS = ("compute_efficiency", "attention_efficiency", "dequant_factor"
 MULTI_GPU_FIELDS = frozenset({"split_s", "pipeline_efficiency"})  # identifiable only from multi-GPU rows
 EFFICIENCIES = ("bandwidth_efficiency", "hbm_bandwidth_efficiency", "kv_efficiency", "compute_efficiency",
                 "attention_efficiency", "pipeline_efficiency", "expert_bandwidth_efficiency",
-                "lpddr_bandwidth_efficiency")
+                "lpddr_bandwidth_efficiency", "decode_attention_efficiency")
 # Mixture-of-experts terms (speed docstring), fitted on a family's MoE rows after its dense constants: the routing
 # cost per MoE block and the expert GEMVs' share of η_bw on decode rows (the share only where four or more decode rows
 # pin it next to the routing cost), the tokens per expert at half GEMM rate on prefill rows. Start values: a router
@@ -64,6 +65,9 @@ MOE_SHARE_MIN_ROWS = 4
 # state update and norm kernels), fitted with the other shared decode terms where MOE_MIN_ROWS hybrid rows pin it.
 RECURRENT_START_S = 2e-5
 JOINT_ETA_STARTS = (0.85, 0.7)  # extra starting points of η_bw in the joint decode fit (see _fit_decode_jointly)
+# Deep decode rows of models above this many attention FLOPs per cached byte pin the decode attention rate
+# (``decode_attention_efficiency``); below it (grouped-query attention) the KV read bounds the attention kernels.
+COMPUTE_HEAVY_ATTENTION = 24.0
 MOE_MIN_ROWS = 3  # a family's own rows of a kind below which it keeps the MoE (and depth) terms it starts from
 FACTORS = ("dequant_factor",)
 UNRATED_FIXED = ("compute_efficiency", "dequant_bytes_per_weight", "score_bytes", "gemm_tflops_per_watt")  # see fit_family
@@ -125,6 +129,8 @@ ENGINES = {
                                        "MMQ, flash attention on)",
     ("rocm", speed_cases.ERA_CURRENT): "llama.cpp ROCm builds of 2025-06 to 2026-09 (llama-bench in pull requests, "
                                        "issues and kyuz0's Strix Halo and R9700 logs; quantised matmul MMQ)",
+    ("metal", speed_cases.ERA_CURRENT): "llama.cpp Metal builds of 2025-08 to 2026-09 (llama-bench in pull requests, "
+                                        "enescingoz/mac-llm-bench and dotoryeee's blog; flash attention on)",
     ("vulkan", speed_cases.ERA_CURRENT): "llama.cpp Vulkan builds of 2025-05 to 2026 (llama-bench in pull requests, "
                                          "issues and kyuz0's Strix Halo logs; flash attention on)",
 }
@@ -282,17 +288,30 @@ def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendC
 
 def _fit_depth(cases: list[Case], start: BackendConstants) -> BackendConstants:
     """Current builds: the KV read efficiency on single-GPU decode rows at a depth (flash attention reads the cache
-    faster than the 2024 builds' separate KQ and KQV products) and the attention efficiency on single-GPU prefill rows
-    at a depth, every other constant held, each where ``MOE_MIN_ROWS`` such rows pin it (the layer-split terms follow
-    in ``_fit_split``)."""
+    faster than the 2024 builds' separate KQ and KQV products), with the decode attention rate where rows of
+    compute-heavy attention (MLA) pin it, and the attention efficiency on single-GPU prefill rows at a depth, every
+    other constant held, each where ``MOE_MIN_ROWS`` such rows pin it (the layer-split terms follow in
+    ``_fit_split``)."""
     deep = [c for c in cases if c.row.kind == "decode_tps" and c.row.depth > 0 and c.device.gpu_count == 1]
     if len(deep) >= MOE_MIN_ROWS:
-        start = _fit_fields(deep, start, ["kv_efficiency"])
+        fields = ["kv_efficiency"]
+        if sum(attention_intensity(c.work) >= COMPUTE_HEAVY_ATTENTION for c in deep) >= MOE_MIN_ROWS:
+            fields.append("decode_attention_efficiency")
+            start = dataclasses.replace(start, decode_attention_efficiency=start.decode_attention_efficiency
+                                        or start.attention_efficiency)
+        start = _fit_fields(deep, start, fields)
     # Flash-attention prefill at a depth: the attention FLOPs' share of the GEMM rate, per backend's kernels.
     deep = [c for c in cases if c.row.kind == "prefill_tps" and c.row.depth > 0 and c.device.gpu_count == 1]
     if len(deep) >= MOE_MIN_ROWS:
         start = _fit_fields(deep, start, ["attention_efficiency"])
     return start
+
+
+def attention_intensity(work: Workload) -> float:
+    """Attention FLOPs per cached KV byte of a model (per key over all layers): 2-16 for grouped-query attention,
+    30-240 for absorbed MLA (16 heads of DeepSeek-V2-Lite to 128 of DeepSeek-V3), whose decode attention turns compute-bound at depth."""
+    kv = sum(g.kv_bytes_per_token for g in work.attention)
+    return sum(g.flops_per_key for g in work.attention) / kv if kv else 0.0
 
 
 def _fit_split(cases: list[Case], start: BackendConstants) -> BackendConstants:

@@ -144,6 +144,10 @@ CSV_GPU_IDS: dict[str, str] = {
     "RTX PRO 6000 Blackwell": "rtx-pro-6000-blackwell", "Tesla V100 32GB": "tesla-v100-32gb",
     "Radeon AI PRO R9700": "radeon-ai-pro-r9700", "RX 7900 XT": "rx-7900-xt", "Radeon PRO W7900": "radeon-pro-w7900",
     "MI355X": "mi355x", "Arc A770": "arc-a770-16gb",
+    # 2026-12 Metal rows (llama.cpp pull requests, enescingoz/mac-llm-bench, dotoryeee's blog): every M2 Ultra and every
+    # M1/M2 Max has one bandwidth whatever its memory; figures from the catalogue entries
+    "M2 Ultra": "apple-m2-ultra-192gb", "M2 Max 30-Core GPU (32 GB)": "apple-m2-max-32gb",
+    "M1 7-Core GPU (16 GB)": "apple-m1-16gb", "M1 Max (64 GB)": "apple-m1-max-64gb",
 }
 
 _TPU = "https://www.techpowerup.com/gpu-specs/"
@@ -326,7 +330,7 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
                                  fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name),
                                  is_hbm(entry.memory_type), fallback.graphs, fp32,
                                  entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq,
-                                 is_lpddr(entry.memory_type))
+                                 is_lpddr(entry.vendor, entry.memory_type))
     return facts
 
 
@@ -336,7 +340,7 @@ def _catalogue_facts(entry: Any) -> GpuFacts:
                     f"catalog/gpus/{entry.id}.yaml", "catalogue entry", geforce_rate(entry.vendor, entry.name),
                     is_hbm(entry.memory_type), not pre_ampere(entry.vendor, entry.launch_date), entry.fp32_tflops,
                     entry.tdp_w, mmq_kernel(entry.vendor, entry.launch_date),
-                    is_lpddr(entry.memory_type))
+                    is_lpddr(entry.vendor, entry.memory_type))
 
 
 def file_bytes(model: str, quant: str, rows: Iterable[Measurement]) -> int:

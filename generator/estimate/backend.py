@@ -51,6 +51,9 @@ class BackendConstants:
     expert_tokens_half: float = 0.0
     # Hybrid models: a fixed cost per recurrent (linear-attention or SSM) layer per decode step; 0 where not fitted.
     recurrent_layer_s: float = 0.0
+    # Flash attention in decode (one query row per sequence: llama.cpp's vec kernels, which run on the vector units,
+    # not the matrix units of the prefill kernels): its FLOPs' share of the GEMM rate F; None: attention_efficiency.
+    decode_attention_efficiency: float | None = None
     engine: str = ""  # the engine builds the constants describe (fitted on their measurements)
     borrowed_from: str | None = None  # family whose fitted constants this family uses for lack of its own rows
 
@@ -73,6 +76,8 @@ class BackendConstants:
             ("speed.split_s", f"{self.split_s:.2e} per extra GPU (layer split)"),
             ("speed.compute_efficiency", f"{self.compute_efficiency:.3f}"),
             ("speed.attention_efficiency", f"{self.attention_efficiency:.3f}"),
+            ("speed.decode_attention_efficiency",
+             "—" if self.decode_attention_efficiency is None else f"{self.decode_attention_efficiency:.3f}"),
             ("speed.dequant_factor", f"{self.dequant_factor:.3f}"),
             ("speed.pipeline_efficiency", f"{self.pipeline_efficiency:.3f}"),
             ("speed.flops_per_byte", "—" if self.flops_per_byte is None else f"{self.flops_per_byte:.1f}"),

@@ -119,9 +119,10 @@ def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:
     return vendor == "nvidia" and launch_date is not None and launch_date >= AMPERE_LAUNCH
 
 
-def is_lpddr(memory_type: str | None) -> bool:
-    """Whether a catalogue memory type is LPDDR (LPDDR5, LPDDR5X …: the unified memory of APUs and GB10)."""
-    return memory_type is not None and memory_type.upper().startswith("LPDDR")
+def is_lpddr(vendor: str, memory_type: str | None) -> bool:
+    """Whether a catalogue GPU has LPDDR unified memory beside the discrete cards of its backend (GB10, Strix Halo:
+    LPDDR5, LPDDR5X …). Apple's GPUs all have unified memory, so the Metal family's η_bw is already theirs."""
+    return vendor != "apple" and memory_type is not None and memory_type.upper().startswith("LPDDR")
 
 
 def is_hbm(memory_type: str | None) -> bool:

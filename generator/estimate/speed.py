@@ -19,7 +19,16 @@ this module decides how long it takes. Inputs:
 
 Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
-    t_step = max(W(N)/B + N·state/B + N·KV(d)/(η_kv·BW), N·t_compute) + t_launch + t_split + t_host + t_comm
+    t_step = max(W(N)/B + N·state/B, N·F_lin/F_mm) + max(N·KV(d)/(η_kv·BW), N·F_attn(d)/(η_dec·F))
+             + t_launch + t_split + t_host + t_comm
+                                                    (the weight matmuls and the attention are separate kernels,
+                                                     each bound by its own resource; F_mm: the prefill matmul rate
+                                                     below; F_attn(d) = Σ_groups flops_per_key · min(d + 1, window);
+                                                     η_dec = ``decode_attention_efficiency``: the decode attention
+                                                     kernels run on the vector units, and absorbed MLA (576-wide
+                                                     keys shared by every query head) does 30-240 FLOPs per cached
+                                                     byte against 2-16 for grouped-query attention, so MLA models
+                                                     turn compute-bound at depth)
     B = η_bw·BW                                     (decode kernels reach a share of the datasheet bandwidth BW,
                                                      the only cap; η_bw is fitted separately for HBM parts, whose
                                                      stacks need more requests in flight than llama.cpp's
@@ -271,10 +280,11 @@ def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | Non
     share = _expert_share(work, sequences)
     dense_gpu = work.dense_weight_bytes - work.host_dense_bytes
     experts_gpu = (work.expert_weight_bytes - work.host_expert_bytes) * share
-    memory = ((dense_gpu + experts_gpu / c.expert_bandwidth_efficiency + sequences * work.state_bytes) / bw
-              + sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n))
-    compute = sequences * _token_flops_s(work, device, c, depth)
-    return (max(memory, compute) + launch_s(work, c, device.graphs) + moe_routing_s(work, c, device.graphs)
+    weights = (dense_gpu + experts_gpu / c.expert_bandwidth_efficiency + sequences * work.state_bytes) / bw
+    kv = sequences * kv_bytes_read(work, depth) / (c.kv_efficiency * device.bandwidth_bytes_per_s * n)
+    matmul = sequences * linear_s(work, device, c, work.linear_flops_per_token)
+    return (max(weights, matmul) + max(kv, sequences * decode_attention_s(work, device, c, depth))
+            + launch_s(work, c, device.graphs) + moe_routing_s(work, c, device.graphs)
             + recurrent_s(work, c, device.graphs) + _split_s(device, c)
             + _host_step_s(work, device, sequences) + _comm_s(work, device, sequences))
 
@@ -298,11 +308,11 @@ def _ungraphed_scale(c: BackendConstants, graphs: bool) -> float:
     return 1.0
 
 
-def _token_flops_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: float) -> float:
-    """Compute time of one token at ``depth`` (the ceiling batched decode cannot beat)."""
-    flops = device.gemm_flops(c) * _tp(device)
-    attn = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
-    return linear_s(work, device, c, work.linear_flops_per_token) + attn / (c.attention_efficiency * flops)
+def decode_attention_s(work: Workload, device: SpeedDevice, c: BackendConstants, depth: float) -> float:
+    """Seconds of attention FLOPs for one sequence's decode step at ``depth`` (module docstring: η_dec)."""
+    eta = c.attention_efficiency if c.decode_attention_efficiency is None else c.decode_attention_efficiency
+    flops = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
+    return flops / (eta * device.gemm_flops(c) * _tp(device))
 
 
 def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: float) -> float:

@@ -49,7 +49,7 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         fp8_flops=gpu.fp8_tensor_tflops * 1e12 if gpu.fp8_tensor_tflops else None,
         backend=gpu.backends[0], backends=tuple(gpu.backends), unified=gpu.unified_memory, tdp_w=gpu.tdp_w,
         interconnect_bytes_per_s=link, fp16_accumulate_doubles=geforce_rate(gpu.vendor, gpu.name),
-        hbm=is_hbm(gpu.memory_type), lpddr=is_lpddr(gpu.memory_type),
+        hbm=is_hbm(gpu.memory_type), lpddr=is_lpddr(gpu.vendor, gpu.memory_type),
         graphs=not pre_ampere(gpu.vendor, gpu.launch_date),
         ampere_or_newer=ampere_or_newer(gpu.vendor, gpu.launch_date),
         fp32_flops=gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None,

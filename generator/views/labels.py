@@ -60,6 +60,7 @@ ASSUMPTION = {
     "speed.kv_efficiency": N_("KV cache read efficiency"), "speed.launch_s": N_("Kernel launch time (s)"),
     "speed.split_s": N_("Layer split cost (s)"), "speed.compute_efficiency": N_("Compute efficiency"),
     "speed.attention_efficiency": N_("Attention efficiency"), "speed.dequant_factor": N_("Dequantization factor"),
+    "speed.decode_attention_efficiency": N_("Attention efficiency in decode"),
     "speed.pipeline_efficiency": N_("Pipeline efficiency"),
     "speed.flops_per_byte": N_("FLOPs per byte/s without catalogued FLOPS"),
     "speed.prefill_flops": N_("Prefill compute"),

@@ -90,12 +90,16 @@ def test_llama_2_size_comes_from_the_per_tensor_rules() -> None:
 def test_committed_cross_validated_error_meets_targets() -> None:
     stats = {(m, g, k): (n, md, s) for m, g, k, n, md, _, s in constants.CV_STATS}
     n, median, within = stats[("gpu", "all", "decode_tps")]
-    # Held at what the committed fit achieves (December 2026: 670 decode rows with the 2025-26 MoE, hybrid, ROCm and
-    # Vulkan rows), so that a worse fit fails. The issue asks ≤ 15 % for prefill and ≤ 20 % / 30 % for MoE on data we
-    # may not see; on held-out GPUs of our own data MoE prefill reaches it on CUDA, not on ROCm or Vulkan (reported).
-    assert n > 600 and median <= 0.095 and within >= 0.85
-    assert stats[("gpu", "all dense", "prefill_tps")][1] <= 0.145
-    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.19
+    # Held at what the committed fit achieves (December 2026: 770 decode rows with the 2025-26 MoE, hybrid, ROCm,
+    # Vulkan and Metal rows), so that a worse fit fails. The issue asks ≤ 15 % for prefill and ≤ 20 % / 30 % for MoE on
+    # data we may not see; on held-out GPUs of our own data MoE prefill reaches it on CUDA, not on ROCm, Vulkan or Metal
+    # (reported). The Metal rows of four Apple chips added in December 2026 raised the overall medians (9.2 → 10.5 %
+    # decode, 18.6 → 21.9 % prefill): Apple machines differ more among themselves than one bandwidth balance captures.
+    assert n > 700 and median <= 0.11 and within >= 0.8
+    assert stats[("gpu", "all dense", "prefill_tps")][1] <= 0.16
+    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.225
+    assert stats[("gpu", "metal 2025-26", "decode_tps")][1] <= 0.24
+    assert stats[("gpu", "metal 2025-26 moe", "decode_tps")][1] <= 0.19
     assert stats[("gpu", "cuda 2024-05", "prefill_tps")][1] <= 0.12
     assert stats[("gpu", "cuda 2025-26 dense", "prefill_tps")][1] <= 0.095
     assert stats[("gpu", "cuda 2025-26 dense", "decode_tps")][0] == 26
@@ -115,7 +119,9 @@ def test_committed_cross_validated_error_meets_targets() -> None:
 def test_resolve_borrows_the_nearest_fitted_set() -> None:
     sets = constants.ERA_CONSTANTS
     assert fit_speed.resolve(sets, ("cuda", speed_cases.ERA_CURRENT)) is sets[("cuda", speed_cases.ERA_CURRENT)]
-    assert fit_speed.resolve(sets, ("metal", speed_cases.ERA_CURRENT)) is sets[("metal", speed_cases.ERA_2024)]
+    assert fit_speed.resolve(sets, ("metal", speed_cases.ERA_CURRENT)) is sets[("metal", speed_cases.ERA_CURRENT)]
+    older = {g: c for g, c in sets.items() if g != ("metal", speed_cases.ERA_CURRENT)}  # a fold without current Metal
+    assert fit_speed.resolve(older, ("metal", speed_cases.ERA_CURRENT)) is sets[("metal", speed_cases.ERA_2024)]
     rocm = fit_speed.resolve(sets, ("rocm", speed_cases.ERA_CURRENT))
     assert rocm is sets[("rocm", speed_cases.ERA_CURRENT)]
     sycl = fit_speed.resolve(sets, ("sycl", speed_cases.ERA_CURRENT))
@@ -168,3 +174,17 @@ def test_flops_balance_is_fitted_on_hidden_flops() -> None:
     for c in constants.CONSTANTS.values():
         assert c.flops_per_byte is not None and 1 < c.flops_per_byte < 1000  # FLOPs per byte/s of bandwidth
     assert constants.CONSTANTS["metal"].compute_efficiency == 1.0  # absorbed by the balance (no Apple FLOPS)
+
+
+def test_only_latent_attention_counts_as_compute_heavy() -> None:
+    from generator.estimate.estimator import spec_from_config, speed_workload
+    from tests.estimate.fixtures import DEEPSEEK_V3, LLAMA_8B, QWEN3_30B, config
+
+    def intensity(name: str) -> float:
+        return fit_speed.attention_intensity(speed_workload(spec_from_config(config(name)), "Q4_K_M"))
+
+    # DeepSeek-V3's absorbed MLA: 128 heads × 2 × (576 + 512) FLOPs per key and layer over a 576-element f16 latent
+    # (1,152 B): 241.8 FLOPs per byte. Llama-3.1-8B: 32 heads × 2 × (128 + 128) over 8 KV heads × 2 × 128 × 2 B: 4.
+    assert intensity(DEEPSEEK_V3) == pytest.approx(128 * 2 * 1088 / 1152, rel=1e-3)
+    assert intensity(LLAMA_8B) == pytest.approx(4.0)
+    assert intensity(LLAMA_8B) < intensity(QWEN3_30B) < fit_speed.COMPUTE_HEAVY_ATTENTION < intensity(DEEPSEEK_V3)

@@ -13,7 +13,8 @@ def test_table_lists_cross_validated_rows(capsys) -> None:
     out = capsys.readouterr().out
     assert "Cross-validated" in out
     for method in ("leave one GPU out", "leave one source out"):
-        for group in ("cuda 2025-26", "cuda 2024-05", "metal 2024-05", "rocm 2025-26", "vulkan 2025-26", "all"):
+        for group in ("cuda 2025-26", "cuda 2024-05", "metal 2024-05", "metal 2025-26", "rocm 2025-26", "vulkan 2025-26",
+                      "all"):
             for kind in ("decode", "prefill", "TTFT"):
                 assert re.search(rf"^{method}\s+{group}\s+{kind}\s+\d+\s+\d+\.\d%\s+\d+\.\d%\s+\d+\.\d%$", out, re.M), \
                     (method, group, kind)
@@ -27,12 +28,14 @@ def test_json(capsys) -> None:
     assert [row["kind"] for row in data["in_sample"]] == ["file size", "decode", "prefill"]
     # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 252 decode rows of 2025-26
     # pull requests, issues, benches/dgx-spark.md and kyuz0's toolbox logs (CUDA, ROCm, Vulkan; dense, MoE, hybrid)
-    assert data["in_sample"][1]["rows"] == 670
+    # + 100 of 2025-26 Metal builds (llama.cpp pull requests, mac-llm-bench, a blog's llama-bench runs)
+    assert data["in_sample"][1]["rows"] == 770
     cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
-    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 670
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 770
     assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 30
     assert cv[("leave one GPU out", "vulkan 2025-26 moe", "prefill")]["rows"] == 43
-    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 108
+    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 142
+    assert cv[("leave one GPU out", "metal 2025-26 moe", "decode")]["rows"] == 33
     assert cv[("leave one GPU out", "all multi-GPU", "decode")]["rows"] > 0
     assert 0 <= cv[("leave one GPU out", "cuda 2025-26", "prefill")]["median_abs_error"] < 1
 

@@ -17,6 +17,7 @@ from generator.estimate.speed import AttentionGroup, SpeedDevice, Workload
 C = BackendConstants("cuda", bandwidth_efficiency=0.5, hbm_bandwidth_efficiency=0.4, kv_efficiency=0.25,
                      launch_s=1e-3, launch_per_layer_s=1e-4, split_s=5e-4, compute_efficiency=0.5,
                      attention_efficiency=0.1, dequant_factor=2.0, pipeline_efficiency=1.0)
+SELF_ATTN = 1e6 / (0.1 * 100e12)  # a decode step at depth 0 still attends to its own key: 1e6 FLOPs at η_attn·F
 DEV = SpeedDevice(bandwidth_bytes_per_s=1e12, fp16_flops=100e12, backend="cuda")
 WORK = Workload(dense_weight_bytes=10**9, linear_flops_per_token=2e9, n_layers=10,
                 attention=(AttentionGroup(kv_bytes_per_token=1000, flops_per_key=1e6),), quantized=False,
@@ -24,9 +25,23 @@ WORK = Workload(dense_weight_bytes=10**9, linear_flops_per_token=2e9, n_layers=1
 
 
 def test_decode_step_hand_computed() -> None:
-    # 1e9 B / (0.5 × 1e12) = 2 ms; KV 1000 B × 1000 / (0.25 × 1e12) = 4 µs; launch 1 ms + 10 × 0.1 ms = 2 ms.
-    assert speed.decode_step_s(WORK, DEV, C, depth=1000) == pytest.approx(2e-3 + 4e-6 + 2e-3)
-    assert speed.decode_tokens_per_s(WORK, DEV, C, depth=0) == pytest.approx(1 / 4e-3)
+    # Weights 1e9 B / (0.5 × 1e12) = 2 ms (their matmuls: 2e9 / (0.5 × 100e12) = 40 µs); launch 1 ms + 10 × 0.1 ms =
+    # 2 ms. Attention at depth 1000: KV 1000 B × 1000 / (0.25 × 1e12) = 4 µs, but 1e6 FLOPs × 1001 keys /
+    # (0.1 × 100e12) = 100.1 µs of attention FLOPs: that kernel is compute-bound.
+    assert speed.decode_step_s(WORK, DEV, C, depth=1000) == pytest.approx(2e-3 + 100.1e-6 + 2e-3)
+    assert speed.decode_tokens_per_s(WORK, DEV, C, depth=0) == pytest.approx(1 / (4e-3 + SELF_ATTN))
+    # The matmuls and the attention are separate kernels: a slow attention adds to the weight read, never hides in it.
+    weights_only = dataclasses.replace(WORK, attention=())
+    assert speed.decode_step_s(WORK, DEV, C, depth=1000) == pytest.approx(
+        speed.decode_step_s(weights_only, DEV, C) + 100.1e-6)
+
+
+def test_decode_attention_has_its_own_rate_where_fitted() -> None:
+    # η_dec = 0.01: 1e6 × 1001 / (0.01 × 100e12) = 1.001 ms of attention; None: attention_efficiency (0.1) applies.
+    slow = dataclasses.replace(C, decode_attention_efficiency=0.01)
+    assert speed.decode_step_s(WORK, DEV, slow, depth=1000) == pytest.approx(2e-3 + 1.001e-3 + 2e-3)
+    fast = dataclasses.replace(C, decode_attention_efficiency=1.0)  # 10 µs of FLOPs: the 4 µs KV read is below it
+    assert speed.decode_step_s(WORK, DEV, fast, depth=1000) == pytest.approx(2e-3 + 10.01e-6 + 2e-3)
 
 
 def test_no_cap_but_the_datasheet_bandwidth() -> None:
@@ -34,8 +49,8 @@ def test_no_cap_but_the_datasheet_bandwidth() -> None:
     for bw in (1e12, 4e12, 8e12):  # above ~25e12 this one-token step turns compute-bound (its own physical limit)
         slow, fast = dataclasses.replace(DEV, bandwidth_bytes_per_s=bw), dataclasses.replace(DEV, bandwidth_bytes_per_s=2 * bw)
         assert speed.decode_step_s(WORK, slow, C) - speed.decode_step_s(WORK, fast, C) == pytest.approx(1e9 / (0.5 * bw) / 2)
-    # HBM parts reach their own share: 1e9 B / (0.4 × 1e12) = 2.5 ms.
-    assert speed.decode_step_s(WORK, dataclasses.replace(DEV, hbm=True), C) == pytest.approx(2.5e-3 + 2e-3)
+    # HBM parts reach their own share: 1e9 B / (0.4 × 1e12) = 2.5 ms (plus the token's attention to itself).
+    assert speed.decode_step_s(WORK, dataclasses.replace(DEV, hbm=True), C) == pytest.approx(2.5e-3 + 2e-3 + SELF_ATTN)
 
 
 def test_ungraphed_launches_cost_their_own_per_layer_time() -> None:
@@ -65,8 +80,9 @@ def test_prefill_hand_computed() -> None:
     # / (0.1 × 1e14) = 13.1328 ms; weights 2 ms < compute; launch 2 ms.
     expected = 512 * 2e9 / 5e13 + 131_328 * 1e6 / 1e13 + 2e-3
     assert speed.prefill_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected)
-    # TTFT adds one decode step at depth 512: 2 ms weights + 512 × 1000 B / (0.25 × 1e12) + 2 ms launches.
-    assert speed.ttft_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected + 2e-3 + 512_000 / 0.25e12 + 2e-3)
+    # TTFT adds one decode step at depth 512: 2 ms weights + attention (513 keys × 1e6 FLOPs / (0.1 × 1e14) = 51.3 µs,
+    # above the 512 × 1000 B / (0.25 × 1e12) = 2 µs KV read) + 2 ms launches.
+    assert speed.ttft_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(expected + 2e-3 + 51.3e-6 + 2e-3)
     assert speed.prefill_tokens_per_s(WORK, DEV, C, prompt_tokens=512) == pytest.approx(512 / expected)
 
 
@@ -140,7 +156,7 @@ def test_tensor_parallel_scales_minus_communication() -> None:
     tp = dataclasses.replace(DEV, gpu_count=2, parallel="tensor", interconnect_bytes_per_s=1e11)
     # Weights 1 ms (half each), launch 2 ms, comm 2 × 10 layers × (20 µs + 2·1000·2·½ B / 1e11).
     comm = 2 * 10 * (speed.ALL_REDUCE_LATENCY_S + 2 * 1000 * 1 * 2 * 0.5 / 1e11)
-    assert speed.decode_step_s(WORK, tp, C) == pytest.approx(1e-3 + 2e-3 + comm)
+    assert speed.decode_step_s(WORK, tp, C) == pytest.approx(1e-3 + 2e-3 + comm + SELF_ATTN / 2)
 
 
 def test_moe_reads_active_experts_and_more_with_batch() -> None:
@@ -152,7 +168,7 @@ def test_moe_reads_active_experts_and_more_with_batch() -> None:
 def test_offloaded_weights_run_at_host_bandwidth() -> None:
     off = dataclasses.replace(WORK, host_dense_bytes=10**8)
     # 0.9e9 on the GPU at 0.5e12 = 1.8 ms, 1e8 at the host's 89.6 GB/s.
-    expected = 0.9e9 / 0.5e12 + 1e8 / speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S + 2e-3
+    expected = 0.9e9 / 0.5e12 + 1e8 / speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S + 2e-3 + SELF_ATTN
     assert speed.decode_step_s(off, DEV, C) == pytest.approx(expected)
 
 
@@ -258,3 +274,10 @@ def test_lpddr_memory_has_its_own_bandwidth_efficiency_when_fitted() -> None:
     lpddr = dataclasses.replace(DEV, lpddr=True)
     assert lpddr.kernel_bandwidth(C) == pytest.approx(0.5e12)  # not fitted: as other memory
     assert lpddr.kernel_bandwidth(dataclasses.replace(C, lpddr_bandwidth_efficiency=0.7)) == pytest.approx(0.7e12)
+
+
+def test_only_non_apple_lpddr_memory_takes_the_lpddr_efficiency() -> None:
+    from generator.estimate.device import is_lpddr
+    assert is_lpddr("amd", "LPDDR5X") and is_lpddr("nvidia", "LPDDR5x")  # Strix Halo, GB10: beside discrete cards
+    assert not is_lpddr("apple", "LPDDR5X")  # every Metal GPU is unified memory: the family's η_bw is theirs
+    assert not is_lpddr("nvidia", "GDDR6X") and not is_lpddr("amd", None)

@@ -40,8 +40,9 @@ def test_dense_decode_and_prefill_by_hand() -> None:
 
 
 def test_moe_decode_and_prefill_by_hand() -> None:
-    # Decode at depth 0: 1e9 dense + 2e10 × 8/128 experts = 2.25e9 B / 0.8e12 = 2.8125 ms; launches 48 × 50 µs.
-    assert speed.decode_step_s(MOE, DEV, K) == pytest.approx(2.8125e-3 + 2.4e-3)
+    # Decode at depth 0: 1e9 dense + 2e10 × 8/128 experts = 2.25e9 B / 0.8e12 = 2.8125 ms; launches 48 × 50 µs; the
+    # token's attention to its own key, 1e6 FLOPs / 5e13.
+    assert speed.decode_step_s(MOE, DEV, K) == pytest.approx(2.8125e-3 + 2.4e-3 + 1e6 / 5e13)
     # Prefill of 512 tokens touches (nearly) every expert: 2.1e10 B / 0.8e12 = 26.25 ms of weights, below the compute
     # 512 × 6e9 × 0.8 / 5e13 = 49.152 ms; attention 131,328 × 1e6 / 5e13 = 2.62656 ms; launches 2.4 ms.
     assert speed.prefill_s(MOE, DEV, K, prompt_tokens=512) == pytest.approx(49.152e-3 + 2.62656e-3 + 2.4e-3)
