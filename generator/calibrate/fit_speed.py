@@ -309,7 +309,8 @@ def _fit_depth(cases: list[Case], start: BackendConstants) -> BackendConstants:
 
 def attention_intensity(work: Workload) -> float:
     """Attention FLOPs per cached KV byte of a model (per key over all layers): 2-16 for grouped-query attention,
-    30-240 for absorbed MLA (16 heads of DeepSeek-V2-Lite to 128 of DeepSeek-V3), whose decode attention turns compute-bound at depth."""
+    30-240 for absorbed MLA (16 heads of DeepSeek-V2-Lite to 128 of DeepSeek-V3), whose decode attention turns
+    compute-bound at depth."""
     kv = sum(g.kv_bytes_per_token for g in work.attention)
     return sum(g.flops_per_key for g in work.attention) / kv if kv else 0.0
 
