@@ -188,6 +188,10 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
     """The fields these rows can pin down: multi-GPU terms need multi-GPU rows, each η_bw needs GPUs of its kind."""
     multi = any(c.device.gpu_count > 1 for c in cases)
     hbm = {c.device.hbm for c in cases if c.row.kind == "decode_tps"}
+    # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of several
+    # sizes) pin both; a per-step cost needs dense models of several layer counts besides.
+    sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
+    layers = {c.work.n_layers for c in cases if c.device.graphs and c.work.n_experts == 0 and not c.work.state_bytes}
     out = []
     for f in fields:
         if f in MULTI_GPU_FIELDS and not multi:
@@ -198,12 +202,8 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
             continue
         if f == "gemm_tflops_per_watt" and not any(c.device.tdp_w is not None for c in cases):
             continue
-        # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of
-        # several sizes) pin both.
-        sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
         if f == "launch_per_layer_s" and len(sizes) < 2:
             continue
-        layers = {c.work.n_layers for c in cases if c.device.graphs and c.work.n_experts == 0 and not c.work.state_bytes}
         if f == "launch_s" and (len(layers) < 2 or len(sizes) < 3):
             continue
         if f == "recurrent_layer_s" and sum(c.work.recurrent_layers > 0 for c in cases) < MOE_MIN_ROWS:
