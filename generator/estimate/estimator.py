@@ -560,13 +560,16 @@ def _flops_rule(device: DeviceSpec) -> str:
             mmq = (f"; quantised matmul at most {c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 "
                    f"{device.fp32_flops / 1e12:.1f} TFLOPS")
         return f"catalogued dense FP16 tensor {flops / 1e12:.1f} TFLOPS per GPU{doubled}{mmq}"
-    dp4a = ""
+    fp32_path = ""
     if device.mmq == "dp4a" and c.dp4a_flops_per_fp32_flop is not None and device.fp32_flops is not None:
-        dp4a = (f"; quantised matmul on dp4a at {c.dp4a_flops_per_fp32_flop:.2f} × the catalogued FP32 "
-                f"{device.fp32_flops / 1e12:.1f} TFLOPS")
+        fp32_path = (f"; quantised matmul on dp4a at {c.dp4a_flops_per_fp32_flop:.2f} × the catalogued FP32 "
+                     f"{device.fp32_flops / 1e12:.1f} TFLOPS")
+    elif device.mmq == "mma" and c.mmq_flops_per_fp32_flop is not None and device.fp32_flops is not None:
+        fp32_path = (f"; quantised matmul at {c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 "
+                     f"{device.fp32_flops / 1e12:.1f} TFLOPS")
     return (f"no FP16 FLOPS catalogued: {c.flops_per_byte:.1f} FLOPs per byte/s × {device.bandwidth_bytes_per_s / 1e9:.0f}"
             f" GB/s = {flops / 1e12:.1f} TFLOPS per GPU{doubled}, the {c.family} compute-to-bandwidth balance fitted "
-            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}{dp4a}")
+            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}{fp32_path}")
 
 
 def quant_info(name: str) -> QuantInfo | None:

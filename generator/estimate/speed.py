@@ -64,7 +64,9 @@ Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` t
     F_lin·q / (η_c·F) becomes max(F_lin·q / (η_c·F), F_lin / (μ·F32)) for block-quantised weights in an era with a
         fitted μ = ``mmq_flops_per_fp32_flop``: current builds' MMQ kernels run at a fixed multiple μ of the GPU's
         non-tensor FP32 rate F32 (``fp32_flops``) on every tensor-core card, datacenter parts included, whose tensor
-        rates they do not reach; a GPU without an F32 figure keeps the tensor path alone
+        rates they do not reach; a GPU without an F32 figure keeps the tensor path alone, and one with an F32 figure
+        but no sourced tensor rate (DGX Spark, several GeForce cards) takes the F32 bound alone: the family's
+        compute-to-bandwidth balance that would stand in for its tensor rate is a bandwidth figure, not this kernel's
     The kernel per GPU generation and build era (ggml-cuda/mmq.cu ``ggml_cuda_should_use_mmq`` today; before pull
     request 8075 of 2024-06-24, ggml-cuda.cu sent every batch above ``MMQ_MAX_BATCH_SIZE`` = 32, "max batch size to
     use MMQ kernels when tensor cores are available", to dequantise + cuBLAS on compute capability ≥ 7.0):
@@ -324,9 +326,14 @@ def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: fl
             and device.fp32_flops is not None):
         return flops / (c.dp4a_flops_per_fp32_flop * device.fp32_flops * n)
     mmq = work.quantized and device.mmq != "none"  # "none": dequantised weights run the F16 GEMMs (factor 1)
+    if mmq and c.mmq_flops_per_fp32_flop is not None and device.fp32_flops is not None:
+        fp32_bound = flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * n)
+        if device.fp16_flops is None:
+            return fp32_bound  # no sourced tensor rate: the family's bandwidth balance says nothing about this kernel
+        return max(flops * c.dequant_factor / (c.compute_efficiency * device.gemm_flops(c) * n), fp32_bound)
     tensor = flops * (c.dequant_factor if mmq else 1.0) / (c.compute_efficiency * device.gemm_flops(c) * n)
     if mmq and c.mmq_flops_per_fp32_flop is not None:
-        return tensor if device.fp32_flops is None else max(tensor, flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * n))
+        return tensor  # no FP32 figure: the tensor path alone
     if c.gemm_tflops_per_watt is not None and device.tdp_w is not None and device.fp16_flops is not None:
         return max(tensor, flops / (c.gemm_tflops_per_watt * 1e12 * device.tdp_w * n))
     return tensor

@@ -101,6 +101,7 @@ ASSUMPTION_TEXT = frozenset({
     # Clauses the FLOPS rule appends after "; " (``localise`` translates a text clause by clause).
     N_("quantised matmul at most %(a)s × the catalogued FP32 %(b)s TFLOPS"),
     N_("quantised matmul on dp4a at %(a)s × the catalogued FP32 %(b)s TFLOPS"),
+    N_("quantised matmul at %(a)s × the catalogued FP32 %(b)s TFLOPS"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
        "compute-to-bandwidth balance fitted on measured llama.cpp prefill"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "

@@ -28,13 +28,14 @@ def test_json(capsys) -> None:
     assert [row["kind"] for row in data["in_sample"]] == ["file size", "decode", "prefill"]
     # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 252 decode rows of 2025-26
     # pull requests, issues, benches/dgx-spark.md and kyuz0's toolbox logs (CUDA, ROCm, Vulkan; dense, MoE, hybrid)
-    # + 100 of 2025-26 Metal builds (llama.cpp pull requests, mac-llm-bench, a blog's llama-bench runs)
-    assert data["in_sample"][1]["rows"] == 770
+    # + 100 of 2025-26 Metal builds (llama.cpp pull requests, mac-llm-bench, a blog's llama-bench runs) + 7 CUDA rows of
+    # December 2026 (pull requests 15802 and 29152, issue 28196)
+    assert data["in_sample"][1]["rows"] == 777
     cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
-    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 770
-    assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 30
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 777
+    assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 33
     assert cv[("leave one GPU out", "vulkan 2025-26 moe", "prefill")]["rows"] == 43
-    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 142
+    assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 145
     assert cv[("leave one GPU out", "metal 2025-26 moe", "decode")]["rows"] == 33
     assert cv[("leave one GPU out", "all multi-GPU", "decode")]["rows"] > 0
     assert 0 <= cv[("leave one GPU out", "cuda 2025-26", "prefill")]["median_abs_error"] < 1

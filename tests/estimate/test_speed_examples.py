@@ -64,6 +64,18 @@ def test_quantised_prefill_bound_by_the_fp32_rate_by_hand() -> None:
     assert speed.prefill_s(f16, dev, mmq, 512) == pytest.approx(speed.prefill_s(f16, DEV, K, 512))
 
 
+def test_quantised_prefill_without_a_tensor_figure_takes_the_fp32_bound_by_hand() -> None:
+    # No sourced tensor rate (DGX Spark): the MMQ time alone, 512 × 1.4e10 / (2 × 5e13) = 71.68 ms, not the family
+    # balance's 50 FLOPs per byte × 1 TB/s (which would take 512 × 1.4e10 × 0.8 / (0.5 × 5e13) = 229.376 ms); the
+    # attention still runs at the balance's rate: 131,328 × 1e6 / (0.5 × 5e13) = 5.25312 ms; launches 1.6 ms.
+    mmq = dataclasses.replace(K, mmq_flops_per_fp32_flop=2.0, flops_per_byte=50.0)
+    spark = dataclasses.replace(DEV, fp16_flops=None, fp32_flops=50e12)
+    assert speed.prefill_s(DENSE, spark, mmq, 512) == pytest.approx(71.68e-3 + 5.25312e-3 + 1.6e-3)
+    # Without an FP32 figure the balance stands in for the tensor path, as before.
+    assert speed.prefill_s(DENSE, dataclasses.replace(spark, fp32_flops=None), mmq, 512) == pytest.approx(
+        229.376e-3 + 5.25312e-3 + 1.6e-3)
+
+
 def test_gemm_power_bound_by_hand() -> None:
     # cuBLAS F16 GEMMs at most ε × TDP: 0.1 TFLOPS per W × 300 W = 3e13 FLOPS, so the 16-bit prefill's
     # 512 × 1.4e10 FLOPs take 238.933… ms instead of the tensor path's 512 × 1.4e10 / (0.5 × 1e14) = 143.36 ms;
