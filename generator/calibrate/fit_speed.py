@@ -187,9 +187,9 @@ def _fit_fields(cases: list[Case], start: BackendConstants, fields: Sequence[str
 def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
     """The fields these rows can pin down: multi-GPU terms need multi-GPU rows, each η_bw needs GPUs of its kind."""
     multi = any(c.device.gpu_count > 1 for c in cases)
-    hbm = {c.device.hbm for c in cases if c.row.kind == "decode_tps"}
+    hbm = [c.device.hbm for c in cases if c.row.kind == "decode_tps"]
     # One HBM decode row (a 1.5B model on an MI355X, mostly fixed cost) leaves η_bw of HBM free to run to either bound.
-    hbm_rows = sum(c.device.hbm for c in cases if c.row.kind == "decode_tps")
+    hbm_rows = sum(hbm)
     # A per-layer cost and η_bw trade off against each other unless GPUs of several bandwidths (or models of several
     # sizes) pin both; a per-step cost needs dense models of several layer counts besides.
     sizes = {(c.device.bandwidth_bytes_per_s, c.work.dense_weight_bytes) for c in cases if c.device.graphs}
@@ -198,7 +198,7 @@ def _identifiable(fields: Sequence[str], cases: list[Case]) -> list[str]:
     for f in fields:
         if f in MULTI_GPU_FIELDS and not multi:
             continue
-        if (f == "hbm_bandwidth_efficiency" and hbm_rows < MOE_MIN_ROWS) or (f == "bandwidth_efficiency" and False not in hbm):
+        if (f == "hbm_bandwidth_efficiency" and hbm_rows < MOE_MIN_ROWS) or (f == "bandwidth_efficiency" and all(hbm)):
             continue
         if f == "launch_per_layer_ungraphed_s" and all(c.device.graphs for c in cases):
             continue

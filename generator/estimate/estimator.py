@@ -564,7 +564,7 @@ def _flops_rule(device: DeviceSpec) -> str:
     if device.mmq == "dp4a" and c.dp4a_flops_per_fp32_flop is not None and device.fp32_flops is not None:
         fp32_path = (f"; quantised matmul on dp4a at {c.dp4a_flops_per_fp32_flop:.2f} × the catalogued FP32 "
                      f"{device.fp32_flops / 1e12:.1f} TFLOPS")
-    elif device.mmq == "mma" and c.mmq_flops_per_fp32_flop is not None and device.fp32_flops is not None:
+    elif device.mmq != "none" and c.mmq_flops_per_fp32_flop is not None and device.fp32_flops is not None:
         fp32_path = (f"; quantised matmul at {c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 "
                      f"{device.fp32_flops / 1e12:.1f} TFLOPS")
     return (f"no FP16 FLOPS catalogued: {c.flops_per_byte:.1f} FLOPs per byte/s × {device.bandwidth_bytes_per_s / 1e9:.0f}"

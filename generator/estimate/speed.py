@@ -326,14 +326,13 @@ def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: fl
             and device.fp32_flops is not None):
         return flops / (c.dp4a_flops_per_fp32_flop * device.fp32_flops * n)
     mmq = work.quantized and device.mmq != "none"  # "none": dequantised weights run the F16 GEMMs (factor 1)
-    if mmq and c.mmq_flops_per_fp32_flop is not None and device.fp32_flops is not None:
-        fp32_bound = flops / (c.mmq_flops_per_fp32_flop * device.fp32_flops * n)
-        if device.fp16_flops is None:
-            return fp32_bound  # no sourced tensor rate: the family's bandwidth balance says nothing about this kernel
-        return max(flops * c.dequant_factor / (c.compute_efficiency * device.gemm_flops(c) * n), fp32_bound)
+    mu = c.mmq_flops_per_fp32_flop if mmq else None  # fitted for builds whose MMQ kernels are FP32-bound
+    fp32_bound = None if mu is None or device.fp32_flops is None else flops / (mu * device.fp32_flops * n)
+    if fp32_bound is not None and device.fp16_flops is None:
+        return fp32_bound  # no sourced tensor rate: the family's bandwidth balance says nothing about this kernel
     tensor = flops * (c.dequant_factor if mmq else 1.0) / (c.compute_efficiency * device.gemm_flops(c) * n)
-    if mmq and c.mmq_flops_per_fp32_flop is not None:
-        return tensor  # no FP32 figure: the tensor path alone
+    if mu is not None:
+        return tensor if fp32_bound is None else max(tensor, fp32_bound)
     if c.gemm_tflops_per_watt is not None and device.tdp_w is not None and device.fp16_flops is not None:
         return max(tensor, flops / (c.gemm_tflops_per_watt * 1e12 * device.tdp_w * n))
     return tensor
