@@ -5,12 +5,12 @@ module only fits). One constants set per (family, era) with rows: 2024 builds (C
 (CUDA, ROCm, Vulkan). A family's current set starts from what the older era or CUDA fitted and refits only what its
 rows identify (``CURRENT_FIELDS``, with the current kernels' fixed terms in ``CURRENT_FIXED``; current CUDA also fits
 ``mmq_flops_per_fp32_flop``, the quantised matmul's FLOPs per non-tensor FP32 FLOP, with the quantised-matmul factor on
-the rated prefill rows, and ``dp4a_flops_per_fp32_flop`` on the rows of Pascal GPUs, whose MMQ runs on dp4a; 2024 CUDA
-also fits ``gemm_tflops_per_watt``, the board-power bound of the cuBLAS GEMMs, on GPUs with a catalogued TDP). Decode
-constants are
-fitted on decode rows first, then prefill constants on prefill rows with the decode constants held. The loss is a
-soft-L1 (robust) loss on ln(predicted / measured), minimised by a Nelder–Mead search in log-parameter space; no row
-is special-cased.
+the rated prefill rows, and ``dp4a_flops_per_fp32_flop`` on the rows of Pascal GPUs, whose MMQ runs on dp4a; a current
+set with at least three rated prefill rows of 16-bit weights also fits ``compute_efficiency``, its own unquantised
+GEMMs' efficiency; 2024 CUDA also fits ``gemm_tflops_per_watt``, the board-power bound of the cuBLAS GEMMs, on GPUs
+with a catalogued TDP). Decode constants are fitted on decode rows first, then prefill constants on prefill rows with
+the decode constants held. The loss is a soft-L1 (robust) loss on ln(predicted / measured), minimised by a
+Nelder–Mead search in log-parameter space; no row is special-cased.
 
 The error it stores is cross-validated: every GPU's rows predicted by a refit without that GPU (leave one GPU out),
 every publication's rows by a refit without that publication (leave one source out); a (family, era) left without
@@ -344,7 +344,10 @@ def _fit_current(family: str, start: BackendConstants, decode: list[Case], prefi
     mmq = family in MMQ_FAMILIES and any(c.device.fp32_flops is not None for c in rated)
     start = dataclasses.replace(start, mmq_flops_per_fp32_flop=(start.mmq_flops_per_fp32_flop or MMQ_START)
                                 if mmq else None)
-    fields = (["dequant_factor"] if rated else []) + (["mmq_flops_per_fp32_flop"] if mmq else [])
+    # Where rows of F16/BF16 weights pin it, the family's own unquantised-GEMM efficiency replaces the 2024 cuBLAS one.
+    unquantized = sum(not c.work.quantized for c in rated) >= MOE_MIN_ROWS
+    fields = ((["dequant_factor"] if rated else []) + (["compute_efficiency"] if unquantized else [])
+              + (["mmq_flops_per_fp32_flop"] if mmq else []))
     start = _fit_fields(rated, start, fields, factor_floor=MMQ_FACTOR_FLOOR)
     dp4a = [c for c in prefill if c.device.mmq == "dp4a" and c.device.fp32_flops is not None]
     if dp4a:

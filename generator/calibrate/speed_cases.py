@@ -267,9 +267,10 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
     GpuFacts("dgx-spark", 273.0, None, "cuda", "catalog/gpus/dgx-spark.yaml",
              _CAT.format(id="dgx-spark") + "; GB10, LPDDR5X; no sourced FP16 tensor figure (decode rows only)",
              fp32_tflops=29.71, tdp_w=140, lpddr=True),
-    GpuFacts("ryzen-ai-max-395-128gb", 256.0, None, "vulkan", "catalog/gpus/ryzen-ai-max-395-128gb.yaml",
-             _CAT.format(id="ryzen-ai-max-395-128gb") + "; Radeon 8060S (RDNA 3.5), LPDDR5X-8000; no sourced FP16 "
-             "matrix figure: prefill uses the family's flops_per_byte", fp32_tflops=14.85, tdp_w=120, lpddr=True),
+    GpuFacts("ryzen-ai-max-395-128gb", 256.0, 59.39, "vulkan", "catalog/gpus/ryzen-ai-max-395-128gb.yaml",
+             _CAT.format(id="ryzen-ai-max-395-128gb") + "; Radeon 8060S (RDNA 3.5), LPDDR5X-8000; FP16 matrix rate "
+             "derived as for RDNA 3: 512 FLOP per CU per clock × 40 CUs × 2.9 GHz", fp32_tflops=14.85, tdp_w=120,
+             lpddr=True),
     GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx")),
     GpuFacts("rx-5700-xt", 448.0, None, "vulkan", _TPU + "radeon-rx-5700-xt.c3339",
              "no matrix cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "

@@ -29,10 +29,12 @@ def test_json(capsys) -> None:
     # 398 rows of 2024 builds + 20 of the current CUDA scoreboard (flash attention on) + 252 decode rows of 2025-26
     # pull requests, issues, benches/dgx-spark.md and kyuz0's toolbox logs (CUDA, ROCm, Vulkan; dense, MoE, hybrid)
     # + 100 of 2025-26 Metal builds (llama.cpp pull requests, mac-llm-bench, a blog's llama-bench runs) + 7 CUDA rows of
-    # December 2026 (pull requests 15802 and 29152, issue 28196)
-    assert data["in_sample"][1]["rows"] == 777
+    # December 2026 (pull requests 15802 and 29152, issue 28196) + 4 decode rows of hybrid models (pull requests 22478
+    # and 22653, ik_llama.cpp pull request 1278's mainline column)
+    assert data["in_sample"][1]["rows"] == 781
     cv = {(r["method"], r["group"], r["kind"]): r for r in data["cross_validated"]}
-    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 777
+    assert cv[("leave one GPU out", "all", "decode")]["rows"] == 781
+    assert cv[("leave one GPU out", "cuda 2025-26 hybrid", "decode")]["rows"] == 10
     assert cv[("leave one GPU out", "cuda 2025-26 moe", "decode")]["rows"] == 33
     assert cv[("leave one GPU out", "vulkan 2025-26 moe", "prefill")]["rows"] == 43
     assert cv[("leave one GPU out", "all moe", "prefill")]["rows"] == 145
