@@ -65,6 +65,7 @@ MOE_SHARE_MIN_ROWS = 4
 # state update and norm kernels), fitted with the other shared decode terms where MOE_MIN_ROWS hybrid rows pin it.
 RECURRENT_START_S = 2e-5
 JOINT_ETA_STARTS = (0.85, 0.7)  # extra starting points of η_bw in the joint decode fit (see _fit_decode_jointly)
+JOINT_KERNEL_START_S = 2e-5  # an extra start of the per-layer and routing costs there: a few graphed kernels each
 # Deep decode rows of models above this many attention FLOPs per cached byte pin the decode attention rate
 # (``decode_attention_efficiency``); below it (grouped-query attention) the KV read bounds the attention kernels.
 COMPUTE_HEAVY_ATTENTION = 24.0
@@ -280,10 +281,13 @@ def _fit_decode_jointly(decode: list[Case], start: BackendConstants) -> BackendC
         fields.append("expert_bandwidth_efficiency")
     if start.lpddr_bandwidth_efficiency is not None and any(c.device.lpddr for c in decode):
         fields.append("lpddr_bandwidth_efficiency")  # only LPDDR rows pin it: without them it would run to its floor
-    # η_bw often sits at its cap after the dense-only fit, a corner the simplex does not leave: start from several
-    # values below it as well and keep the fit with the lowest loss.
+    # η_bw often sits at its cap after the dense-only fit, and the per-layer and routing costs at their floor, corners
+    # the simplex does not leave: start from values away from them as well and keep the fit with the lowest loss.
     starts = [start] + [dataclasses.replace(start, bandwidth_efficiency=eta) for eta in JOINT_ETA_STARTS
                         if "bandwidth_efficiency" in fields]
+    if "launch_per_layer_s" in fields:
+        starts.append(dataclasses.replace(start, launch_per_layer_s=JOINT_KERNEL_START_S,
+                                          moe_layer_s=JOINT_KERNEL_START_S))
     fits = [_fit_fields(decode, s, fields) for s in starts]
     return min(fits, key=lambda c: soft_l1([speed_cases.log_error(case, c) for case in decode]))
 

@@ -98,8 +98,11 @@ def test_committed_cross_validated_error_meets_targets() -> None:
     # The CUDA rows of more rigs added after them moved decode to 11.1 % with a GPU held out and CUDA dense decode
     # with a source held out from 34 % to 15 %. The Radeon 8060S's sourced matrix rate and ROCm's own 16-bit GEMM
     # efficiency then took ROCm prefill with a GPU held out from 61 % to 47 % (and Vulkan's from 46 % to 79 %: one
-    # Vulkan set now spans NVIDIA's coopmat2 kernels and RADV's, reported).
-    assert n > 700 and median <= 0.108 and within >= 0.8
+    # Vulkan set now spans NVIDIA's coopmat2 kernels and RADV's, reported). Starting the joint decode fit away from
+    # the per-layer cost's floor as well took CUDA decode with a source held out from 21 % to 17 % (in-sample 10.8 %
+    # to 8.8 %), and all decode with a GPU held out from 10.7 % to 11.5 % (ROCm's multi-GPU rows).
+    assert n > 700 and median <= 0.115 and within >= 0.79
+    assert stats[("source", "cuda 2025-26", "decode_tps")][1] <= 0.175
     assert stats[("gpu", "rocm 2025-26", "prefill_tps")][1] <= 0.48
     assert stats[("gpu", "all dense", "prefill_tps")][1] <= 0.16
     assert stats[("gpu", "all", "prefill_tps")][1] <= 0.225
@@ -159,6 +162,10 @@ def test_physical_ranges() -> None:
         # TDP in the catalogue, B200's 2,250 TFLOPS at 1,000 W, stay below 3).
         assert c.gemm_tflops_per_watt is None or 0.1 <= c.gemm_tflops_per_watt <= 3
     assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_CURRENT)].mmq_flops_per_fp32_flop is not None
+    # Each layer runs a dozen kernels, each a few microseconds even replayed as a CUDA graph: current CUDA's per-layer
+    # and routing costs are not at the optimiser's floor (the joint decode fit starts away from it as well).
+    current = constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_CURRENT)]
+    assert current.launch_per_layer_s > 1e-6 and current.moe_layer_s > 1e-6
     assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_2024)].mmq_flops_per_fp32_flop is None
     assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_2024)].gemm_tflops_per_watt is not None
     assert constants.ERA_CONSTANTS[("cuda", speed_cases.ERA_CURRENT)].dp4a_flops_per_fp32_flop is not None
