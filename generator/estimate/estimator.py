@@ -436,7 +436,7 @@ def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
                              device.parallel, device.interconnect_bytes_per_s,
                              fp16_accumulate_doubles=device.fp16_accumulate_doubles, hbm=device.hbm, lpddr=device.lpddr,
                              graphs=device.graphs, fp32_flops=device.fp32_flops, tdp_w=device.tdp_w,
-                             mmq=device.mmq)
+                             mmq=device.mmq, vector_attention=device.vector_attention)
 
 
 def _on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> tuple[_Prepared, int, int, int, Verdict | None]:
@@ -554,12 +554,15 @@ def _flops_rule(device: DeviceSpec) -> str:
     c = speed.constants_for(device.backend)
     flops = _speed_device(device).datasheet_flops(c)
     doubled = " (× 2 for FP16-accumulate GEMMs on GeForce)" if device.fp16_accumulate_doubles else ""
+    attention = ""
+    if device.vector_attention and device.fp32_flops is not None:
+        attention = f"; flash attention on the vector units at the catalogued FP32 {device.fp32_flops / 1e12:.1f} TFLOPS"
     if device.fp16_flops is not None:
         mmq = ""
         if c.mmq_flops_per_fp32_flop is not None and device.fp32_flops is not None:
             mmq = (f"; quantised matmul at most {c.mmq_flops_per_fp32_flop:.2f} × the catalogued FP32 "
                    f"{device.fp32_flops / 1e12:.1f} TFLOPS")
-        return f"catalogued dense FP16 tensor {flops / 1e12:.1f} TFLOPS per GPU{doubled}{mmq}"
+        return f"catalogued dense FP16 tensor {flops / 1e12:.1f} TFLOPS per GPU{doubled}{mmq}{attention}"
     fp32_path = ""
     if device.mmq == "dp4a" and c.dp4a_flops_per_fp32_flop is not None and device.fp32_flops is not None:
         fp32_path = (f"; quantised matmul on dp4a at {c.dp4a_flops_per_fp32_flop:.2f} × the catalogued FP32 "
@@ -569,7 +572,7 @@ def _flops_rule(device: DeviceSpec) -> str:
                      f"{device.fp32_flops / 1e12:.1f} TFLOPS")
     return (f"no FP16 FLOPS catalogued: {c.flops_per_byte:.1f} FLOPs per byte/s × {device.bandwidth_bytes_per_s / 1e9:.0f}"
             f" GB/s = {flops / 1e12:.1f} TFLOPS per GPU{doubled}, the {c.family} compute-to-bandwidth balance fitted "
-            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}{fp32_path}")
+            f"on measured llama.cpp prefill{'' if c.fitted else ' (borrowed from CUDA)'}{fp32_path}{attention}")
 
 
 def quant_info(name: str) -> QuantInfo | None:

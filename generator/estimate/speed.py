@@ -19,7 +19,7 @@ this module decides how long it takes. Inputs:
 
 Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
-    t_step = max(W(N)/B + N·state/B, N·F_lin/F_mm) + max(N·KV(d)/(η_kv·BW), N·F_attn(d)/(η_dec·F))
+    t_step = max(W(N)/B + N·state/B, N·F_lin/F_mm) + max(N·KV(d)/(η_kv·BW), N·F_attn(d)/(η_dec·F_a))
              + t_launch + t_split + t_host + t_comm
                                                     (the weight matmuls and the attention are separate kernels,
                                                      each bound by its own resource; F_mm: the prefill matmul rate
@@ -43,8 +43,10 @@ Model (times per decode step of ``sequences`` = N sequences at depth ``d``):
 
 Prefill of ``p`` tokens starting at depth ``d``, per micro-batch of ``ubatch`` tokens:
 
-    t = max(F_lin·q / (η_c·F) + F_attn / (η_attn·F), weights / B) + (κ·N_q + σ·S) / BW + t_launch + t_split
+    t = max(F_lin·q / (η_c·F) + F_attn / (η_attn·F_a), weights / B) + (κ·N_q + σ·S) / BW + t_launch + t_split
     F_attn = Σ_groups flops_per_key · Σ_positions min(position + 1, window)
+    F_a = the attention kernels' rate: F, or on AMD RDNA GPUs (``vector_attention``) the non-tensor FP32 rate, since
+        llama.cpp runs their flash attention mostly on the vector ALUs (its TILE kernel) rather than the matrix units
     S = Σ_groups heads · Σ_positions min(position + 1, window)      (attention scores, one per query, key and head)
     q = dequant_factor for block-quantised weights (time per quantised matmul FLOP relative to an F16 GEMM FLOP),
         1 for 16-bit
@@ -177,6 +179,7 @@ class SpeedDevice:
     fp32_flops: float | None = None  # non-tensor FP32 FLOPS of one GPU; None: not catalogued (tensor path only)
     tdp_w: float | None = None  # board power of one GPU (catalogued TDP); None: no power bound on its GEMMs
     mmq: MmqKernel = "mma"  # the quantised-matmul kernel llama.cpp picks for this GPU (see ``MmqKernel``)
+    vector_attention: bool = False  # flash attention at the vector FP32 rate (AMD RDNA; see ``attention_flops``)
 
     def datasheet_flops(self, c: BackendConstants) -> float:
         """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
@@ -191,6 +194,13 @@ class SpeedDevice:
         their FP32-accumulate datasheet rate (``fp16_accumulate_doubles``; pro and datacenter parts run both alike)."""
         doubles = self.fp16_accumulate_doubles and family(self.backend) == "cuda"
         return self.datasheet_flops(c) * (2.0 if doubles else 1.0)
+
+    def attention_flops(self, c: BackendConstants) -> float:
+        """FLOPS one GPU's flash-attention kernels work against: the GEMM rate, or the non-tensor FP32 rate where they
+        run on the vector units (``vector_attention``) and that rate is catalogued."""
+        if self.vector_attention and self.fp32_flops is not None:
+            return self.fp32_flops
+        return self.gemm_flops(c)
 
     def kernel_bandwidth(self, c: BackendConstants) -> float:
         """Bandwidth one GPU's decode kernels reach: η_bw (HBM or not) of the datasheet figure, never more."""
@@ -314,7 +324,7 @@ def decode_attention_s(work: Workload, device: SpeedDevice, c: BackendConstants,
     """Seconds of attention FLOPs for one sequence's decode step at ``depth`` (module docstring: η_dec)."""
     eta = c.attention_efficiency if c.decode_attention_efficiency is None else c.decode_attention_efficiency
     flops = sum(g.flops_per_key * _cap(depth + 1, g.window_tokens) for g in work.attention)
-    return flops / (eta * device.gemm_flops(c) * _tp(device))
+    return flops / (eta * device.attention_flops(c) * _tp(device))
 
 
 def linear_s(work: Workload, device: SpeedDevice, c: BackendConstants, flops: float) -> float:
@@ -440,7 +450,7 @@ def _attention_parts(work: Workload, device: SpeedDevice, c: BackendConstants, s
         keys = _keys(start, tokens, g.window_tokens)
         flops += g.flops_per_key * keys
         scores += g.heads * keys
-    return (flops / (c.attention_efficiency * device.gemm_flops(c) * n),
+    return (flops / (c.attention_efficiency * device.attention_flops(c) * n),
             c.score_bytes * scores / (device.bandwidth_bytes_per_s * n))
 
 

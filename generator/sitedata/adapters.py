@@ -19,6 +19,7 @@ from ..estimate.device import (
     pre_ampere,
     pre_turing,
     usable_memory,
+    vector_attention,
 )
 from ..estimate.estimator import ModelSpec, native_format
 
@@ -55,6 +56,7 @@ def device_spec(gpu: Gpu, count: int = 1, parallel: Parallel = "tensor") -> Devi
         fp32_flops=gpu.fp32_tflops * 1e12 if gpu.fp32_tflops else None,
         mmq=mmq_kernel(gpu.vendor, gpu.launch_date),
         pre_turing=pre_turing(gpu.vendor, gpu.launch_date),
+        vector_attention=vector_attention(gpu.vendor, gpu.memory_type),
     )
 
 

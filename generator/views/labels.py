@@ -102,6 +102,7 @@ ASSUMPTION_TEXT = frozenset({
     N_("quantised matmul at most %(a)s × the catalogued FP32 %(b)s TFLOPS"),
     N_("quantised matmul on dp4a at %(a)s × the catalogued FP32 %(b)s TFLOPS"),
     N_("quantised matmul at %(a)s × the catalogued FP32 %(b)s TFLOPS"),
+    N_("flash attention on the vector units at the catalogued FP32 %(a)s TFLOPS"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU, the %(d)s "
        "compute-to-bandwidth balance fitted on measured llama.cpp prefill"),
     N_("no FP16 FLOPS catalogued: %(a)s FLOPs per byte/s × %(b)s GB/s = %(c)s TFLOPS per GPU (× %(d)s for "

@@ -100,12 +100,16 @@ def test_committed_cross_validated_error_meets_targets() -> None:
     # efficiency then took ROCm prefill with a GPU held out from 61 % to 47 % (and Vulkan's from 46 % to 79 %: one
     # Vulkan set now spans NVIDIA's coopmat2 kernels and RADV's, reported). Starting the joint decode fit away from
     # the per-layer cost's floor as well took CUDA decode with a source held out from 21 % to 17 % (in-sample 10.8 %
-    # to 8.8 %), and all decode with a GPU held out from 10.7 % to 11.5 % (ROCm's multi-GPU rows).
+    # to 8.8 %), and all decode with a GPU held out from 10.7 % to 11.5 % (ROCm's multi-GPU rows). Flash attention at
+    # the FP32 rate on RDNA GPUs (their tile kernel runs on the vector units) then took ROCm prefill with a GPU held
+    # out from 47 % to 23.5 % and Vulkan's from 79 % to 46 %.
     assert n > 700 and median <= 0.115 and within >= 0.79
     assert stats[("source", "cuda 2025-26", "decode_tps")][1] <= 0.175
-    assert stats[("gpu", "rocm 2025-26", "prefill_tps")][1] <= 0.48
+    assert stats[("gpu", "rocm 2025-26", "prefill_tps")][1] <= 0.25
+    assert stats[("source", "rocm 2025-26", "prefill_tps")][1] <= 0.25
+    assert stats[("gpu", "vulkan 2025-26", "prefill_tps")][1] <= 0.5
     assert stats[("gpu", "all dense", "prefill_tps")][1] <= 0.16
-    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.225
+    assert stats[("gpu", "all", "prefill_tps")][1] <= 0.2
     assert stats[("gpu", "metal 2025-26", "decode_tps")][1] <= 0.24
     assert stats[("gpu", "metal 2025-26 moe", "decode_tps")][1] <= 0.19
     assert stats[("gpu", "cuda 2024-05", "prefill_tps")][1] <= 0.12
@@ -177,6 +181,8 @@ def test_fallback_flops_are_sourced_or_absent() -> None:
     assert "nvidia-tensor-core-gpu-datasheet" in fallback["h100-pcie"].source
     # Radeon 8060S (RDNA 3.5): RDNA 3's 512 FP16 FLOP per CU per clock × 40 CUs × 2.9 GHz.
     assert fallback["ryzen-ai-max-395-128gb"].fp16_tflops == pytest.approx(512 * 40 * 2.9e9 / 1e12, abs=0.01)
+    # Its FP32 rate with dual issue, as TechPowerUp counts the RDNA 3 cards: 256 FLOP per CU per clock.
+    assert fallback["ryzen-ai-max-395-128gb"].fp32_tflops == pytest.approx(256 * 40 * 2.9e9 / 1e12, abs=0.01)
     apple = [f for i, f in fallback.items() if i.startswith("apple")]
     assert apple and all(f.fp16_tflops is None and f.backend == "metal" for f in apple)  # Apple publishes none
 

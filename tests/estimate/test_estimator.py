@@ -327,3 +327,20 @@ def test_pascal_dp4a_rule_by_launch_date():
     assert pascal_dp4a("nvidia", dt.date(2017, 4, 6))  # TITAN Xp
     assert not pascal_dp4a("nvidia", dt.date(2017, 12, 7))  # TITAN V: tensor cores, cuBLAS for big batches
     assert not pascal_dp4a("amd", dt.date(2016, 1, 1)) and not pascal_dp4a("nvidia", None)
+
+
+def test_rdna_cards_take_flash_attention_at_their_fp32_rate():
+    import yaml
+
+    def load(gpu_id: str) -> Gpu:
+        return Gpu.model_validate(yaml.safe_load(Path(f"catalog/gpus/{gpu_id}.yaml").read_text(encoding="utf-8")))
+
+    xtx, mi300x = device_spec(load("rx-7900-xtx")), device_spec(load("mi300x"))
+    assert xtx.vector_attention and not mi300x.vector_attention  # RDNA (GDDR6) against CDNA (HBM3)
+    # A long prompt spends much of its time in attention: at the FP32 rate (61.39 of the 122.78 TFLOPS) it is slower;
+    # a short one barely notices.
+    as_matrix = dataclasses.replace(xtx, vector_attention=False)
+    for prompt, slower in ((16384, 1.2), (128, 1.0)):
+        request = api.Request(context_tokens=32768, prompt_tokens=prompt)
+        vector, matrix = (api.estimate(spec(LLAMA_8B), d, request).ttft_s for d in (xtx, as_matrix))
+        assert vector > matrix * slower if slower > 1 else vector == pytest.approx(matrix, rel=0.05)

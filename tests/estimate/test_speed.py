@@ -281,3 +281,23 @@ def test_only_non_apple_lpddr_memory_takes_the_lpddr_efficiency() -> None:
     assert is_lpddr("amd", "LPDDR5X") and is_lpddr("nvidia", "LPDDR5x")  # Strix Halo, GB10: beside discrete cards
     assert not is_lpddr("apple", "LPDDR5X")  # every Metal GPU is unified memory: the family's η_bw is theirs
     assert not is_lpddr("nvidia", "GDDR6X") and not is_lpddr("amd", None)
+
+
+def test_rdna_flash_attention_runs_at_the_vector_rate() -> None:
+    # FP32 20e12: decode attention at depth 1000 takes 1e6 × 1001 / (0.1 × 20e12) = 500.5 µs (KV read: 4 µs), five
+    # times the 100.1 µs at the 100e12 GEMM rate; the weight read (2 ms) and launches (2 ms) are unchanged.
+    rdna = dataclasses.replace(DEV, vector_attention=True, fp32_flops=20e12)
+    assert rdna.attention_flops(C) == 20e12 and DEV.attention_flops(C) == 100e12
+    assert speed.decode_step_s(WORK, rdna, C, depth=1000) == pytest.approx(2e-3 + 500.5e-6 + 2e-3)
+    # Prefill of 512 tokens: the linear layers stay at the GEMM rate (20.48 ms), the attention's 131,328 keys × 1e6
+    # FLOPs take 131,328e6 / (0.1 × 20e12) = 65.664 ms instead of 13.1328 ms; plus 2 ms of launches.
+    assert speed.prefill_s(WORK, rdna, C, prompt_tokens=512) == pytest.approx(20.48e-3 + 65.664e-3 + 2e-3)
+    # Without a catalogued FP32 rate the GEMM rate stands in.
+    assert dataclasses.replace(rdna, fp32_flops=None).attention_flops(C) == 100e12
+
+
+def test_vector_attention_is_amd_without_hbm() -> None:
+    from generator.estimate.device import vector_attention
+    assert vector_attention("amd", "GDDR6") and vector_attention("amd", "LPDDR5X-8000")  # RDNA cards, Strix Halo
+    assert not vector_attention("amd", "HBM3")  # CDNA: flash attention on the MFMA units
+    assert not vector_attention("nvidia", "GDDR7") and not vector_attention("apple", "LPDDR5X")
