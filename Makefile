@@ -54,12 +54,17 @@ node:
 	  [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error; \
 	fi
 
+# One pytest worker per core (TEST_JOBS=0: one process), a test module at a time so that module fixtures are built
+# once; the workers share one build of the real catalogue's site (tests/site/conftest.py).
+TEST_JOBS ?= auto
+PYTEST := $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
+
 test: lint $(STAMP) browser node
-	$(PY) -m pytest
+	$(PYTEST)
 
 # No full-catalogue build, browser, Lighthouse, Java or Node, and no test that runs builds one after another.
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not slow and not browser and not builds and not external"
+	$(PYTEST) -m "not slow and not browser and not builds and not external"
 
 bench: $(STAMP)
 	$(PY) -m generator.bench

@@ -103,7 +103,7 @@ def compile_locales(locales_dir: Path) -> list[CatalogueStatus]:
         except UserError:  # none yet, or not a file of ours (a link, a pipe): replaced below, never written through
             current = None
         if current != compiled.getvalue():
-            tmp = mo_path.with_name(f".{mo_path.name}.tmp")
+            tmp = mo_path.with_name(f".{mo_path.name}.{os.getpid()}.tmp")  # builds of two sites may compile at once
             tmp.write_bytes(compiled.getvalue())
             os.replace(tmp, mo_path)
         if language != DEFAULT_LANGUAGE:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
 
 import pytest
@@ -13,11 +15,21 @@ BASE_URL = "https://vram-atlas.example/"
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory) -> Path:
-    """The real catalogue, built once per session in strict mode."""
-    site = tmp_path_factory.mktemp("real") / "site"
-    result = run_generator("build", "--out", str(site), "--strict", "--quiet", "--base-url", BASE_URL)
-    assert result.returncode == 0, result.stderr
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real catalogue, built once per session in strict mode; under pytest-xdist the first worker that needs it
+    builds it into the folder all workers share, the others wait for it. Tests only read it."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # pytest-N/, the parent of each worker's popen-gwK/
+    folder = shared / "real"
+    folder.mkdir(exist_ok=True)
+    site, done = folder / "site", folder / "built"
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            result = run_generator("build", "--out", str(site), "--strict", "--quiet", "--base-url", BASE_URL)
+            assert result.returncode == 0, result.stderr
+            done.touch()
     return site
 
 
