@@ -384,18 +384,36 @@ def _order(groups: set[Group]) -> list[Group]:
     return sorted(groups, key=lambda g: (speed_cases.ERAS.index(g[1]), g[0] != "cuda", g[0]))
 
 
+def _start_group(group: Group, groups: set[Group] | dict[Group, BackendConstants]) -> Group | None:
+    """The group ``fit`` starts ``group`` from, among ``groups``: the family's older era, else CUDA's of the same era,
+    else CUDA's 2024 set; None: the neutral START."""
+    family, era = group
+    older = [e for e in speed_cases.ERAS[: speed_cases.ERAS.index(era)] if (family, e) in groups]
+    if older:
+        return (family, older[-1])
+    return next((g for g in (("cuda", era), ("cuda", speed_cases.ERA_2024)) if g != group and g in groups), None)
+
+
 def fit(cases: list[Case], previous: dict[Group, BackendConstants] | None = None,
         only: set[Group] | None = None) -> dict[Group, BackendConstants]:
-    """Constants for every (family, era) in ``cases``. A family's newer era starts from its older one; a family's
-    first era starts from CUDA's of the same era. ``previous``/``only``: refit just ``only``, keep the rest."""
+    """Constants for every (family, era) in ``cases``, each started from ``_start_group``'s fit.
+    ``previous``/``only``: refit just ``only``, keep the rest."""
     out: dict[Group, BackendConstants] = dict(previous or {})
     for group in _order({c.group for c in cases}):
         if only is not None and group not in only:
             continue
-        family, era = group
-        older = [e for e in speed_cases.ERAS[: speed_cases.ERAS.index(era)] if (family, e) in out]
-        start = out[(family, older[-1])] if older else out.get(("cuda", era), out.get(("cuda", speed_cases.ERA_2024), START))
-        out[group] = fit_family(cases, family, start, era)
+        source = _start_group(group, out)
+        out[group] = fit_family(cases, group[0], START if source is None else out[source], group[1])
+    return out
+
+
+def affected_groups(changed: set[Group], groups: set[Group]) -> set[Group]:
+    """``changed`` and every group of ``groups`` whose fit starts, directly or through others, from one of them:
+    what a fold must refit when the rows of ``changed`` differ (the rest come out of ``fit`` the same)."""
+    out = set(changed)
+    for group in _order(groups):
+        if _start_group(group, groups) in out:
+            out.add(group)
     return out
 
 
@@ -449,8 +467,7 @@ def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstant
 
 
 def leave_one_gpu_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
-    """Each GPU's rows predicted by constants fitted without any of its rows (groups it is absent from keep ``full``;
-    groups fitted after one it was in are refitted too, since they start from it)."""
+    """Each GPU's rows predicted by constants fitted without any of its rows."""
     return _folds("gpu", cases, sorted({c.gpu_id for c in cases}), full)
 
 
@@ -462,24 +479,23 @@ def source_of(case: Case) -> str:
     return match.group(1) if match else source
 
 
-def leave_one_source_out(cases: list[Case]) -> list[HeldOut]:
+def leave_one_source_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
     """Each source's rows predicted by constants fitted on the other sources only (a (family, era) missing from the
     rest borrows the nearest fitted set, as a backend without measurements does on the pages)."""
-    return _folds("source", cases, sorted({source_of(c) for c in cases}))
+    return _folds("source", cases, sorted({source_of(c) for c in cases}), full)
 
 
-def leave_one_model_out(cases: list[Case]) -> list[HeldOut]:
+def leave_one_model_out(cases: list[Case], full: dict[Group, BackendConstants]) -> list[HeldOut]:
     """Each model's rows predicted by constants fitted on the other models' rows only (a (family, era) left without
     rows borrows the nearest fitted set): how the constants carry to a model they never saw."""
-    return _folds("model", cases, sorted({c.row.model for c in cases}))
+    return _folds("model", cases, sorted({c.row.model for c in cases}), full)
 
 
 def _fold_key(method: str, case: Case) -> str:
     return case.gpu_id if method == "gpu" else source_of(case) if method == "source" else case.row.model
 
 
-def _folds(method: str, cases: list[Case], keys: list[str],
-           full: dict[Group, BackendConstants] | None = None) -> list[HeldOut]:
+def _folds(method: str, cases: list[Case], keys: list[str], full: dict[Group, BackendConstants]) -> list[HeldOut]:
     """The held-out predictions of every fold, the folds run in parallel over the machine's cores (each is
     independent; the results are concatenated in key order, so the output does not depend on the worker count)."""
     jobs = [(method, cases, key, full) for key in keys]
@@ -490,16 +506,13 @@ def _folds(method: str, cases: list[Case], keys: list[str],
         return [p for part in pool.map(_fold, jobs) for p in part]
 
 
-def _fold(job: tuple[str, list[Case], str, dict[Group, BackendConstants] | None]) -> list[HeldOut]:
-    """One fold: refit without the rows of ``key`` and predict them."""
+def _fold(job: tuple[str, list[Case], str, dict[Group, BackendConstants]]) -> list[HeldOut]:
+    """One fold: refit without the rows of ``key`` and predict them. Only the groups those rows touch, and the groups
+    started from them, are refitted; the others keep ``full``, fitted on the same rows from the same start."""
     method, cases, key, full = job
     train = [c for c in cases if _fold_key(method, c) != key]
     held = [c for c in cases if _fold_key(method, c) == key]
-    if full is None:
-        return _held(method, held, fit(train))
-    order = _order({c.group for c in cases})
-    first = min(_order({c.group for c in held}), key=order.index)
-    refit = set(order[order.index(first):])
+    refit = affected_groups({c.group for c in held}, {c.group for c in cases})
     return _held(method, held, fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit))
 
 

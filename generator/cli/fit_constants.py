@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     constants = fit(cases)
     for group, c in sorted(constants.items()):
         print(group, c)
-    held = leave_one_gpu_out(cases, constants) + leave_one_source_out(cases) + leave_one_model_out(cases)
+    held = (leave_one_gpu_out(cases, constants) + leave_one_source_out(cases, constants)
+            + leave_one_model_out(cases, constants))
     held += ttft_points(held)
     stats = statistics_rows(held)
     borrow = borrow_rows(cases, constants)

@@ -141,6 +141,36 @@ def test_resolve_borrows_the_nearest_fitted_set() -> None:
     assert sycl.bandwidth_efficiency == sets[("cuda", speed_cases.ERA_CURRENT)].bandwidth_efficiency
 
 
+def test_a_fold_refits_the_groups_its_rows_touch_and_those_started_from_them() -> None:
+    old, new = speed_cases.ERA_2024, speed_cases.ERA_CURRENT
+    groups = {("cuda", old), ("metal", old), ("cuda", new), ("metal", new), ("rocm", new), ("vulkan", new)}
+    assert fit_speed.affected_groups({("rocm", new)}, groups) == {("rocm", new)}
+    assert fit_speed.affected_groups({("cuda", new)}, groups) == {("cuda", new), ("rocm", new), ("vulkan", new)}
+    assert fit_speed.affected_groups({("metal", old)}, groups) == {("metal", old), ("metal", new)}
+    assert fit_speed.affected_groups({("cuda", old)}, groups) == groups
+    without_old_metal = groups - {("metal", old)}  # current Metal then starts from current CUDA
+    assert ("metal", new) in fit_speed.affected_groups({("cuda", new)}, without_old_metal)
+
+
+def test_a_fold_that_keeps_the_untouched_groups_fits_as_a_full_refit() -> None:
+    """The shortcut the folds take (refit only ``affected_groups``, keep the rest of the full fit) gives the constants
+    and held-out predictions of a fit from scratch on the remaining rows: for a source of current Metal rows (2024
+    Metal is kept) and for one of 2024 Metal rows (current Metal, started from it, is refitted too)."""
+    old, new = ("metal", speed_cases.ERA_2024), ("metal", speed_cases.ERA_CURRENT)
+    cases = [c for c in speed_cases.speed_cases(speed_cases.load_measurements(), speed_cases.gpu_facts(),
+                                                catalog_models(Path("catalog"))) if c.group in {old, new}]
+    full = fit_speed.fit(cases)
+    for group in (new, old):
+        key = sorted(fit_speed.source_of(c) for c in cases if c.group == group)[0]
+        train = [c for c in cases if fit_speed.source_of(c) != key]
+        held = [c for c in cases if fit_speed.source_of(c) == key]
+        assert {c.group for c in held} == {group}
+        refit = fit_speed.affected_groups({group}, {old, new})
+        kept = {g: k for g, k in full.items() if g not in refit}
+        assert fit_speed.fit(train, previous=kept, only=refit) == fit_speed.fit(train)
+        assert fit_speed._fold(("source", cases, key, full)) == fit_speed._held("source", held, fit_speed.fit(train))
+
+
 def test_physical_ranges() -> None:
     for c in constants.ERA_CONSTANTS.values():
         assert c.engine
