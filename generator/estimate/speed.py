@@ -113,6 +113,7 @@ from typing import Literal
 
 from .backend import BackendConstants
 from .constants import CONSTANTS
+from .kvcache import LLAMA_CPP_UBATCH  # llama.cpp's default n_ubatch: weights are read once per micro-batch
 
 Parallel = Literal["layer", "tensor"]
 # llama.cpp's kernel for quantised matmuls at prefill batch sizes (CUDA, ``ggml_cuda_should_use_mmq``): MMQ on int8
@@ -120,7 +121,6 @@ Parallel = Literal["layer", "tensor"]
 # cuBLAS ("none", compute capability below 6.1: no dp4a).
 MmqKernel = Literal["mma", "dp4a", "none"]
 
-UBATCH_TOKENS = 512  # llama.cpp default n_ubatch: weights are read once per micro-batch
 # Dual-channel DDR5-5600: 2 channels × 8 bytes × 5600 MT/s (JEDEC JESD79-5 data rate); a typical desktop.
 DEFAULT_HOST_BANDWIDTH_BYTES_PER_S = 2 * 8 * 5600e6
 # PCIe 4.0 x16 per direction: 16 GT/s × 16 lanes × 128/130 encoding / 8 bits (PCI-SIG PCIe 4.0 base spec).
@@ -388,14 +388,14 @@ def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = 
     if prompt_tokens < 1:
         raise ValueError("prompt_tokens must be at least 1")
     c = c or constants_for(device.backend)
-    full, rest = divmod(prompt_tokens, UBATCH_TOKENS)
-    total = _ubatch_s(work, device, c, depth + full * UBATCH_TOKENS, rest) if rest else 0.0
+    full, rest = divmod(prompt_tokens, LLAMA_CPP_UBATCH)
+    total = _ubatch_s(work, device, c, depth + full * LLAMA_CPP_UBATCH, rest) if rest else 0.0
     if full:
-        compute, memory, fixed = _ubatch_parts(work, device, c, UBATCH_TOKENS)
+        compute, memory, fixed = _ubatch_parts(work, device, c, LLAMA_CPP_UBATCH)
         if compute >= memory:  # compute-bound micro-batches: sum in closed form (attention adds to compute)
-            total += full * (compute + fixed) + sum(_attention_parts(work, device, c, depth, full * UBATCH_TOKENS))
+            total += full * (compute + fixed) + sum(_attention_parts(work, device, c, depth, full * LLAMA_CPP_UBATCH))
         else:
-            total += sum(_ubatch_s(work, device, c, depth + i * UBATCH_TOKENS, UBATCH_TOKENS) for i in range(full))
+            total += sum(_ubatch_s(work, device, c, depth + i * LLAMA_CPP_UBATCH, LLAMA_CPP_UBATCH) for i in range(full))
     return total * _pipeline_factor(device, c, prompt_tokens)
 
 
@@ -477,7 +477,7 @@ def _pipeline_factor(device: SpeedDevice, c: BackendConstants, prompt_tokens: in
     k = device.gpu_count if device.parallel == "layer" else 1
     if k == 1:
         return 1.0
-    m = math.ceil(prompt_tokens / UBATCH_TOKENS)
+    m = math.ceil(prompt_tokens / LLAMA_CPP_UBATCH)
     ideal = (m + k - 1) / (m * k)
     return 1.0 - c.pipeline_efficiency * (1.0 - ideal)
 

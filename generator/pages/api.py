@@ -23,6 +23,7 @@ from ..views.pair import PairView
 from ..views.parts import AboutGpuPart, AboutModelPart, ArchitecturePart
 from ..views.plan import PageKey
 from ..views.serving import ServingView
+from .api_schema import KINDS as SCHEMA_KINDS
 from .documents import (
     Envelope,
     GpuDocument,
@@ -43,10 +44,12 @@ from .documents import (
     Source,
 )
 
-SCHEMA_VERSION = "1.3.0"
+SCHEMA_VERSION = "1.3.1"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
 # version, a renamed, removed or retyped key a major one.
 CHANGELOG = (
+    ("1.3.1", "2026-12-07", "Index documents: schemas also names the finder document's schema (published since "
+                            "1.2.0, missing from the map until now)."),
     ("1.3.0", "2026-12-02", "Pair documents: serving, the vLLM serving plan the page shows (setup on the fewest GPUs, "
                             "curve, operating point, cost per 1M tokens, and the next larger tensor-parallel group); "
                             "model and GPU list rows: quality_grade and heavy_loss (held only below the quality "
@@ -293,7 +296,7 @@ def index_document(key: PageKey, v: IndexView) -> IndexDocument:
                           for p in v.popular],
         "popular_pairs_rule": v.popular_rule,
         "pair_json_path_template": urls.api_pair("{model}", "{gpu}"),
-        "schemas": {kind: urls.api_schema(kind) for kind in DOCUMENTS},
+        "schemas": {kind: urls.api_schema(kind) for kind in SCHEMA_KINDS},
         "changelog_path": urls.api_changelog(),
         "assumption_labels": dict(sorted(labels.ASSUMPTION.items())),
         "downloads": {"pairs_csv_path": PAIRS_CSV, "datapackage_path": DATAPACKAGE},

@@ -33,9 +33,9 @@ def prose_figures() -> dict[str, Figure]:
         "fit_margin_percent": Figure(verdict.TIGHT_FRACTION * 100),
         "vllm_gpu_memory_utilization": Figure(runtime.VLLM_GPU_MEMORY_UTILIZATION, 2),
         "compute_buffer_ubatch": Figure(kvcache.LLAMA_CPP_UBATCH),
-        "prefill_ubatch": Figure(speed.UBATCH_TOKENS),
+        "prefill_ubatch": Figure(kvcache.LLAMA_CPP_UBATCH),
         # tokens per expert in a micro-batch of a 128-expert, top-8 model, the prose's example
-        "moe_example_tokens": Figure(speed.UBATCH_TOKENS * 8 / 128),
+        "moe_example_tokens": Figure(kvcache.LLAMA_CPP_UBATCH * 8 / 128),
         "kv_f16_bytes": Figure(kvcache.llama_cpp_bytes_per_element("f16")),
         "kv_q8_0_bytes": Figure(kvcache.llama_cpp_bytes_per_element("q8_0"), 4),
         "kv_q4_0_bytes": Figure(kvcache.llama_cpp_bytes_per_element("q4_0"), 4),

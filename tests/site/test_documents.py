@@ -71,6 +71,13 @@ def _check_site(site: Path) -> int:
     return checked + len(rows)
 
 
+def test_the_index_names_every_published_schema(fixture_site: Path):
+    index = json.loads((fixture_site / API / "index.json").read_text(encoding="utf-8"))
+    published = {p.name.removesuffix(".schema.json") for p in (fixture_site / API / "schema").glob("*.schema.json")}
+    assert set(index["schemas"]) == published == set(api_schema.KINDS)
+    assert all((fixture_site / path.lstrip("/")).is_file() for path in index["schemas"].values())
+
+
 def test_the_published_schemas_are_generated_from_the_types(fixture_site: Path):
     for kind in api_schema.KINDS:
         published = json.loads((fixture_site / API / "schema" / f"{kind}.schema.json").read_text(encoding="utf-8"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import UserError
-from generator.estimate import bands, fidelity, finetune, kvcache, runtime, speed, verdict
+from generator.estimate import bands, fidelity, finetune, kvcache, runtime, verdict
 from generator.i18n import formatter
 from generator.pages.render import Renderer, fill_figures
 from generator.sitedata.methodology import Figure, prose_figures
@@ -31,7 +31,7 @@ def test_each_figure_is_its_constant() -> None:
     assert figures["fit_margin_percent"] == Figure(verdict.TIGHT_FRACTION * 100, 0)
     assert figures["vllm_gpu_memory_utilization"] == Figure(runtime.VLLM_GPU_MEMORY_UTILIZATION, 2)
     assert figures["compute_buffer_ubatch"].value == kvcache.LLAMA_CPP_UBATCH
-    assert figures["prefill_ubatch"].value == speed.UBATCH_TOKENS
+    assert figures["prefill_ubatch"].value == kvcache.LLAMA_CPP_UBATCH
     assert figures["few_rows"].value == bands.FEW_ROWS
     assert figures["lora_rank"].value == finetune.LORA_RANK
     assert figures["kld_good"].value == dict(fidelity.GRADE_BOUNDS)["good"]
