@@ -62,13 +62,16 @@ def test_copy_button_and_simulator(browser, server):
 
 def test_index_search_filters_the_lists(browser, server):
     page, errors = open_page(browser, server + "en/")
+    # The groups follow the box in a task after the input event (finder.js): expect() waits for that, up to 5 s.
     page.fill("#search", "llama")
     visible = page.locator("li[data-name]:visible")
-    assert visible.count() == 1 and "Llama" in visible.first.inner_text()
-    assert page.locator("details.group[open]").count() == 1  # the group holding the match opens
+    playwright.expect(visible).to_have_count(1)
+    assert "Llama" in visible.first.inner_text()
+    playwright.expect(page.locator("details.group[open]")).to_have_count(1)  # the group holding the match opens
     page.fill("#search", "")
-    assert page.locator("li[data-name]:not([hidden])").count() == 5  # every row back, in closed groups
-    assert page.locator("details.group[open]").count() == 0 and page.locator("details.group:visible").count() == 5
+    playwright.expect(page.locator("li[data-name]:not([hidden])")).to_have_count(5)  # every row back, in closed groups
+    playwright.expect(page.locator("details.group[open]")).to_have_count(0)
+    playwright.expect(page.locator("details.group:visible")).to_have_count(5)
     assert errors == []
 
 

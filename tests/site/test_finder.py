@@ -173,7 +173,7 @@ def test_the_model_finder_and_the_grouped_lists(browser, server):
     page.click("label[for=fm-memory]")
     page.fill("#f-vram", "8")
     assert "Llama 3.1 8B" in page.locator("#finder-out").inner_text()
-    page.fill("#search", "llama")
-    assert page.locator("details.group[open]").count() == 1
-    assert page.locator("li[data-name]:visible").count() == 1
+    page.fill("#search", "llama")  # the groups follow in a task after the input event: expect() waits for it
+    playwright.expect(page.locator("details.group[open]")).to_have_count(1)
+    playwright.expect(page.locator("li[data-name]:visible")).to_have_count(1)
     assert errors == []
