@@ -60,6 +60,14 @@ def test_broken_fragment(site: Path) -> None:
     assert problems_of(site) == [f"{PAIR}: broken link '#verdikt': no id 'verdikt' on {PAIR}"]
 
 
+def test_fragment_to_an_id_after_quoted_attributes(site: Path) -> None:
+    edit(site, PAIR, '<main id="main">', '<main id="main"><p class="a>b" title=\'see id="fake"\' id="late">')
+    edit(site, PAIR, 'href="#verdict"', 'href="#late"')
+    assert problems_of(site) == []
+    edit(site, PAIR, 'href="#late"', 'href="#fake"')
+    assert problems_of(site) == [f"{PAIR}: broken link '#fake': no id 'fake' on {PAIR}"]
+
+
 def test_fragment_on_another_page(site: Path) -> None:
     edit(site, PAIR, 'href="#verdict"', 'href="../h100-sxm/#verdict"')
     assert problems_of(site) == []

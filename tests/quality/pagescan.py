@@ -72,7 +72,10 @@ _TAG_WITH_ATTRS = re.compile(
     + _ATTRS + ">",
     re.I,
 )
-_ID = re.compile(r"""<[a-zA-Z][^\s/>]*\s(?:[^>"']+?\s)??id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""")
+# An id attribute anywhere in a tag, after quoted values too (possessive: no backtracking on tags without one).
+_ID = re.compile(
+    r"""<[a-zA-Z][^\s/>]*+(?:[^>"'\s]++|\s(?!id\s*=)|"[^"]*+"|'[^']*+')*+\sid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))"""
+)
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*)))?""")
 _ANY_TAG = re.compile(r"</?[a-zA-Z](?:[^>\"']+|\"[^\"]*\"|'[^']*')*>")
 _TITLE = re.compile(r"<title(?:\s[^>]*)?>(.*?)</title\s*>", re.S | re.I)
