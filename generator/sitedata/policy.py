@@ -149,10 +149,11 @@ class CloudPick(NamedTuple):
     checked: dt.date  # the date the offer's price applies to
 
 
-def cheapest_cloud(catalog: Catalog, picks: dict[str, PairResult], offers: Offers) -> CloudPick | None:
+def cheapest_cloud(catalog: Catalog, native: str, picks: dict[str, PairResult], offers: Offers) -> CloudPick | None:
     """Among the rented GPUs on which the model's recommended setup fits on one GPU (``picks``, by GPU), the one with
-    the lowest cost per 1M output tokens for one sequence on its cheapest offer; None when none is rented."""
-    best: CloudPick | None = None
+    the lowest cost per 1M output tokens for one sequence on its cheapest offer: at or above the quality floor, below
+    it only when no rented GPU runs the model there (as ``recommendations``); None when none is rented."""
+    candidates: list[tuple[bool, float, str, CloudPick]] = []
     for gpu_id in sorted(picks):
         e, listed = picks[gpu_id].estimate, offers[gpu_id]
         if not listed or e.verdict not in ("fits", "tight") or e.decode_tokens_per_s <= 0:
@@ -162,9 +163,8 @@ def cheapest_cloud(catalog: Catalog, picks: dict[str, PairResult], offers: Offer
         pick = CloudPick(gpu_id, catalog.gpus[gpu_id].name, provider.name, offer.instance, per_gpu,
                          e.decode_tokens_per_s, max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s),
                          cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu), offer.checked)
-        if best is None or pick.single_usd_per_mtok < best.single_usd_per_mtok:
-            best = pick
-    return best
+        candidates.append((not meets_floor(picks[gpu_id].quant, native), pick.single_usd_per_mtok, gpu_id, pick))
+    return min(candidates)[3] if candidates else None
 
 
 def offers_by_gpu(catalog: Catalog) -> Offers:

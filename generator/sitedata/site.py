@@ -131,8 +131,8 @@ class SiteData:
             _setups={m: policy.cheapest_setups(catalog, offers, _fits_on(estimates, m),
                                                partial(estimates.tensor_parallel_count, m))
                      for m in estimates.models},
-            cheapest_cloud={m: policy.cheapest_cloud(catalog, {g: pairs[(m, g)] for g in gpus}, offers)
-                            for m in estimates.models},
+            cheapest_cloud={m: policy.cheapest_cloud(catalog, spec.native_format, {g: pairs[(m, g)] for g in gpus}, offers)
+                            for m, spec in estimates.models.items()},
             _serving={m: policy.cheapest_serving({g: estimates.serving(m, g)[0] for g in estimates.serving_gpus}, offers)
                       for m in estimates.models},
             _kv_per_1k={m: kvcache_bytes_per_1k(spec) for m, spec in estimates.models.items()},

@@ -36,8 +36,8 @@ def _offer(provider: str, usd_per_hour: float, gpu_count: int = 1):
                                                             instance=f"{provider} box", checked=dt.date(2026, 11, 1)))
 
 
-def _pick(verdict: str, tokens_per_s: float) -> PairResult:
-    return PairResult("Q4_K_M", SimpleNamespace(verdict=verdict, decode_tokens_per_s=tokens_per_s,
+def _pick(verdict: str, tokens_per_s: float, quant: str = "Q4_K_M") -> PairResult:
+    return PairResult(quant, SimpleNamespace(verdict=verdict, decode_tokens_per_s=tokens_per_s,
                                                 batched_tokens_per_s=tokens_per_s * 10))
 
 
@@ -46,10 +46,19 @@ def test_the_cloud_pick_is_the_cheapest_per_token_not_per_hour() -> None:
     picks = {"a": _pick("fits", 50), "b": _pick("tight", 200), "c": _pick("no_fit", 0), "d": _pick("fits", 100)}
     # a: $1/h at 50 tok/s = $5.56 per 1M; b: $8 for 4 GPUs = $2/GPU-hour at 200 tok/s = $2.78; c does not fit; d unrented.
     offers = {"a": [_offer("P", 1.0)], "b": [_offer("Q", 8.0, 4)], "c": [_offer("R", 0.10)], "d": []}
-    pick = cheapest_cloud(catalog, picks, offers)
+    pick = cheapest_cloud(catalog, "bf16", picks, offers)
     assert (pick.gpu, pick.gpu_name, pick.provider, pick.usd_per_gpu_hour) == ("b", "B", "Q", 2.0)
     assert pick.single_usd_per_mtok == pytest.approx(2.0 / (200 * 3600) * 1e6)
-    assert cheapest_cloud(catalog, {"c": picks["c"], "d": picks["d"]}, offers) is None
+    assert cheapest_cloud(catalog, "bf16", {"c": picks["c"], "d": picks["d"]}, offers) is None
+
+
+def test_the_cloud_pick_meets_the_quality_floor_where_a_rented_gpu_does() -> None:
+    catalog = SimpleNamespace(gpus={g: SimpleNamespace(name=g.upper()) for g in "ab"})
+    # a: 1-bit at $0.50/h and 100 tok/s ($1.39 per 1M), b: Q4_K_M at $2/h and 100 tok/s ($5.56 per 1M)
+    picks = {"a": _pick("fits", 100, "IQ1_S"), "b": _pick("fits", 100)}
+    offers = {"a": [_offer("P", 0.5)], "b": [_offer("Q", 2.0)]}
+    assert cheapest_cloud(catalog, "bf16", picks, offers).gpu == "b"
+    assert cheapest_cloud(catalog, "bf16", {"a": picks["a"]}, offers).gpu == "a"  # below the floor only when alone
 
 
 def test_a_dated_price_is_the_default_with_its_source() -> None:
