@@ -194,7 +194,7 @@ class PairView:
     weights_note: Markup
     split: tuple[SplitPart, ...]
     matrix: tuple[MatrixRow, ...]
-    sequences_8k: int | None
+    batched_sequences: int | None  # sequences the batched figure runs at once; None where fewer than two fit
     context_rows: tuple[ContextRow, ...]
     context_chart: Markup
     max_context_f16: int
@@ -457,7 +457,8 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
         if e.runs and not at_floor else None,
         weights_note=lang._("Weights: the published GGUF file size.") if e.weights_source == "measured" else
         lang._("Weights: computed tensor by tensor from the architecture and llama.cpp's quantization recipe."),
-        split=_split(e), matrix=matrix, sequences_8k=e.max_sequences,
+        split=_split(e), matrix=matrix,
+        batched_sequences=e.max_sequences if e.max_sequences and e.max_sequences >= 2 else None,
         context_rows=context_rows, context_chart=context_chart, max_context_f16=sweep.max_context_f16,
         max_context_q8=sweep.max_context_q8, context_note=context_note, kv_note=kv_note,
         offers=offers, cost=rental, rent_vs_buy=rent_vs_buy, rentbuy=rentbuy,

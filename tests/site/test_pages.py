@@ -162,3 +162,16 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
     assert site.quant_estimate("deepseek-v3", "mi300x", "IQ1_S").verdict in ("fits", "tight")
     assert (site.pairs[("deepseek-v3", "mi300x")].quant, site.pairs[("deepseek-v3", "mi300x")].estimate.verdict) \
         == ("Q2_K", "offload")
+
+
+def test_the_batched_figure_shows_only_where_two_or_more_sequences_fit(fixture_site: Path):
+    """A setup that holds one sequence (or offloads weights) has nothing to batch: no "Batched, 0 sequences"."""
+    shown, left_out = set(), set()
+    for page in sorted((fixture_site / "en" / "models").glob("*/*/index.html")):
+        text = _text(page)
+        if not re.search(r"Decode \(one sequence\) [\d.,]+ tok/s", text):
+            continue  # the setup does not run
+        found = re.findall(r"Batched, ([\d,]+) sequences", text)
+        (shown if found else left_out).add(page.parent.relative_to(fixture_site).as_posix())
+        assert all(int(n.replace(",", "")) >= 2 for n in found), page
+    assert shown and left_out  # both kinds occur among the fixture's pairs
