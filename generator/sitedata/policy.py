@@ -149,22 +149,29 @@ class CloudPick(NamedTuple):
     checked: dt.date  # the date the offer's price applies to
 
 
+def floor_first(gpu_ids: list[str], picks: dict[str, PairResult], native: str) -> tuple[list[str], bool]:
+    """The GPUs whose recommended quant (``picks``) meets the quality floor, else all of them; and whether the
+    returned GPUs are below the floor (only when none meets it)."""
+    at_floor = [g for g in gpu_ids if meets_floor(picks[g].quant, native)]
+    return (at_floor, False) if at_floor or not gpu_ids else (gpu_ids, True)
+
+
 def cheapest_cloud(catalog: Catalog, native: str, picks: dict[str, PairResult], offers: Offers) -> CloudPick | None:
     """Among the rented GPUs on which the model's recommended setup fits on one GPU (``picks``, by GPU), the one with
     the lowest cost per 1M output tokens for one sequence on its cheapest offer: at or above the quality floor, below
-    it only when no rented GPU runs the model there (as ``recommendations``); None when none is rented."""
-    candidates: list[tuple[bool, float, str, CloudPick]] = []
+    it only when no rented GPU runs the model there (``floor_first``); None when none is rented."""
+    rented: dict[str, CloudPick] = {}
     for gpu_id in sorted(picks):
         e, listed = picks[gpu_id].estimate, offers[gpu_id]
         if not listed or e.verdict not in ("fits", "tight") or e.decode_tokens_per_s <= 0:
             continue
         provider, offer = listed[0]
         per_gpu = offer.price_usd_per_hour / offer.gpu_count
-        pick = CloudPick(gpu_id, catalog.gpus[gpu_id].name, provider.name, offer.instance, per_gpu,
-                         e.decode_tokens_per_s, max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s),
-                         cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu), offer.checked)
-        candidates.append((not meets_floor(picks[gpu_id].quant, native), pick.single_usd_per_mtok, gpu_id, pick))
-    return min(candidates)[3] if candidates else None
+        rented[gpu_id] = CloudPick(gpu_id, catalog.gpus[gpu_id].name, provider.name, offer.instance, per_gpu,
+                                   e.decode_tokens_per_s, max(e.batched_tokens_per_s or 0.0, e.decode_tokens_per_s),
+                                   cost.usd_per_million_tokens(e.decode_tokens_per_s, per_gpu), offer.checked)
+    pool, _ = floor_first(list(rented), picks, native)
+    return min((rented[g] for g in pool), key=lambda p: (p.single_usd_per_mtok, p.gpu), default=None)
 
 
 def offers_by_gpu(catalog: Catalog) -> Offers:
@@ -181,10 +188,7 @@ def recommendations(catalog: Catalog, native: str, picks: dict[str, PairResult],
     """Best single GPU, best value, used/older, Apple and cheapest cloud: each among the GPUs whose recommended
     setup (``picks``, by GPU) fits with margin at or above the quality floor; below it only when none does."""
     gpus = catalog.gpus
-    fits = [g for g in gpus if picks[g].estimate.verdict == "fits"]
-    fitting = [g for g in fits if meets_floor(picks[g].quant, native)]
-    below = not fitting
-    fitting = fitting or fits
+    fitting, below = floor_first([g for g in gpus if picks[g].estimate.verdict == "fits"], picks, native)
     speed = {g: picks[g].estimate.decode_tokens_per_s for g in gpus}
     chosen: list[Pick] = []
     if fitting:
