@@ -396,8 +396,9 @@ def _start_group(group: Group, groups: set[Group] | dict[Group, BackendConstants
 
 def fit(cases: list[Case], previous: dict[Group, BackendConstants] | None = None,
         only: set[Group] | None = None) -> dict[Group, BackendConstants]:
-    """Constants for every (family, era) in ``cases``, each started from ``_start_group``'s fit.
-    ``previous``/``only``: refit just ``only``, keep the rest."""
+    """Constants for every (family, era) in ``cases``, each started from ``_start_group``'s fit (lent rows, see
+    ``Case.lent``, are left out). ``previous``/``only``: refit just ``only``, keep the rest."""
+    cases = [c for c in cases if not c.lent]
     out: dict[Group, BackendConstants] = dict(previous or {})
     for group in _order({c.group for c in cases}):
         if only is not None and group not in only:
@@ -461,7 +462,7 @@ class HeldOut:
 
 
 def _held(method: str, cases: list[Case], constants: dict[Group, BackendConstants]) -> list[HeldOut]:
-    return [HeldOut(method, c.family, c.era, c.row.kind, c.gpu_id, c.row.context, c.row.value,
+    return [HeldOut(method, c.reported_family, c.era, c.row.kind, c.gpu_id, c.row.context, c.row.value,
                     speed_cases.predict(c, resolve(constants, c.group)),
                     (c.row.model, c.row.quant, c.row.depth, c.device.gpu_count), c.arch_class) for c in cases]
 
@@ -512,7 +513,7 @@ def _fold(job: tuple[str, list[Case], str, dict[Group, BackendConstants]]) -> li
     method, cases, key, full = job
     train = [c for c in cases if _fold_key(method, c) != key]
     held = [c for c in cases if _fold_key(method, c) == key]
-    refit = affected_groups({c.group for c in held}, {c.group for c in cases})
+    refit = affected_groups({c.group for c in held if not c.lent}, {c.group for c in cases if not c.lent})
     return _held(method, held, fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit))
 
 
@@ -570,6 +571,7 @@ def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> 
     the same engine era: the cost of borrowing across backends without the drift between engine builds (the widening
     of a borrowing backend's band)."""
     out = []
+    cases = [c for c in cases if not c.lent]
     for family, era in _order({c.group for c in cases}):
         lenders = sorted((f for f, e in constants if e == era and f != family), key=lambda f: (f != "cuda", f))
         mine = [c for c in cases if c.group == (family, era)]

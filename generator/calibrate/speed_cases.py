@@ -27,7 +27,7 @@ from typing import Any
 
 from ..estimate import speed
 from ..estimate.backend import BackendConstants
-from ..estimate.device import geforce_rate, is_hbm, is_lpddr, mmq_kernel, pre_ampere, vector_attention
+from ..estimate.device import ampere_or_newer, geforce_rate, is_hbm, is_lpddr, mmq_kernel, pre_ampere, vector_attention
 from ..estimate.speed import AttentionGroup, MmqKernel, SpeedDevice, Workload
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "measurements.csv"
@@ -80,6 +80,7 @@ class GpuFacts:
     mmq: MmqKernel = "mma"  # llama.cpp's quantised-matmul kernel on this GPU (speed.MmqKernel)
     lpddr: bool = False  # LPDDR unified memory (speed.SpeedDevice.lpddr)
     vector_attention: bool = False  # flash attention at the vector FP32 rate (device.vector_attention: AMD RDNA)
+    nv_coopmat2: bool = False  # NVIDIA Ampere or newer (device.ampere_or_newer): Vulkan rows run CUDA-speed kernels
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,8 @@ MODELS: dict[str, LlamaFacts] = {
 }
 
 # bits per weight of token_embd per file type: llama.cpp keeps an untied token_embd at the recipe's base type
-# (src/llama-quant.cpp; K-quant block sizes in ggml-common.h: Q4_K 144 bytes per 256 weights = 4.5 bpw).
-EMBEDDING_BPW = {"F16": 16.0, "BF16": 16.0, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K_M": 5.5, "Q5_K_S": 5.5,
+# (src/llama-quant.cpp; block sizes in ggml-common.h: Q4_K 144 bytes per 256 weights = 4.5 bpw, Q4_1 20 per 32 = 5).
+EMBEDDING_BPW = {"F16": 16.0, "BF16": 16.0, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K_M": 5.5, "Q5_K_S": 5.5, "Q4_1": 5.0,
                  "Q4_K_M": 4.5, "Q4_K_S": 4.5, "Q4_0": 4.5, "Q3_K_M": 3.4375, "Q3_K_S": 3.4375, "Q3_K_L": 3.4375}
 UNQUANTIZED = frozenset({"F16", "BF16", "F32"})
 
@@ -141,7 +142,7 @@ CSV_GPU_IDS: dict[str, str] = {
     # mixture-of-experts rows (llama.cpp pull-request tables, benches/dgx-spark.md)
     "RTX 4090": "rtx-4090", "DGX Spark": "dgx-spark", "Radeon 8060S": "ryzen-ai-max-395-128gb",
     # 2026-12 rows (llama.cpp pull requests and issues, kyuz0's toolbox logs): figures from the catalogue entries
-    "RTX 3090": "rtx-3090", "RTX 3080": "rtx-3080", "RTX 5060 Ti": "rtx-5060-ti-16gb",
+    "RTX 3090": "rtx-3090", "RTX 3080": "rtx-3080", "RTX 5060 Ti": "rtx-5060-ti-16gb", "RTX 4070": "rtx-4070",
     "RTX PRO 6000 Blackwell": "rtx-pro-6000-blackwell", "Tesla V100 32GB": "tesla-v100-32gb",
     "Radeon AI PRO R9700": "radeon-ai-pro-r9700", "RX 7900 XT": "rx-7900-xt", "Radeon PRO W7900": "radeon-pro-w7900",
     "MI355X": "mi355x", "Arc A770": "arc-a770-16gb",
@@ -334,7 +335,8 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
                                  is_hbm(entry.memory_type), fallback.graphs, fp32,
                                  entry.tdp_w if entry.tdp_w is not None else fallback.tdp_w, fallback.mmq,
                                  is_lpddr(entry.vendor, entry.memory_type),
-                                 vector_attention(entry.vendor, entry.memory_type))
+                                 vector_attention(entry.vendor, entry.memory_type),
+                                 ampere_or_newer(entry.vendor, entry.launch_date))
     return facts
 
 
@@ -344,7 +346,8 @@ def _catalogue_facts(entry: Any) -> GpuFacts:
                     f"catalog/gpus/{entry.id}.yaml", "catalogue entry", geforce_rate(entry.vendor, entry.name),
                     is_hbm(entry.memory_type), not pre_ampere(entry.vendor, entry.launch_date), entry.fp32_tflops,
                     entry.tdp_w, mmq_kernel(entry.vendor, entry.launch_date),
-                    is_lpddr(entry.vendor, entry.memory_type), vector_attention(entry.vendor, entry.memory_type))
+                    is_lpddr(entry.vendor, entry.memory_type), vector_attention(entry.vendor, entry.memory_type),
+                    ampere_or_newer(entry.vendor, entry.launch_date))
 
 
 def file_bytes(model: str, quant: str, rows: Iterable[Measurement]) -> int:
@@ -403,7 +406,8 @@ def device_for(facts: GpuFacts, count: int) -> SpeedDevice:
     return SpeedDevice(facts.bandwidth_gb_per_s * 1e9, flops, facts.backend, count, "layer",
                        fp16_accumulate_doubles=facts.geforce, hbm=facts.hbm, lpddr=facts.lpddr,
                        graphs=facts.graphs, fp32_flops=fp32,
-                       tdp_w=facts.tdp_w, mmq=facts.mmq, vector_attention=facts.vector_attention)
+                       tdp_w=facts.tdp_w, mmq=facts.mmq, vector_attention=facts.vector_attention,
+                       nv_coopmat2=facts.nv_coopmat2)
 
 
 def without_flops(cases: Iterable[Case]) -> list[Case]:
@@ -417,7 +421,7 @@ class Case:
 
     row: Measurement
     gpu_id: str
-    family: str
+    family: str  # the constants family of the row's kernels (speed.kernel_family)
     work: Workload
     device: SpeedDevice
 
@@ -430,6 +434,17 @@ class Case:
     def arch_class(self) -> str:
         """dense, moe or hybrid (``architecture_class``)."""
         return architecture_class(self.work)
+
+    @property
+    def lent(self) -> bool:
+        """Whether the row's backend runs another family's kernels (NVIDIA on Vulkan: CUDA's; speed.kernel_family):
+        such rows are predicted with that family's constants and never fitted, so they test the rule."""
+        return speed.family(self.device.backend) != self.family
+
+    @property
+    def reported_family(self) -> str:
+        """The family its errors are reported under: its own, or for a lent row its backend's ("vulkan NVIDIA")."""
+        return f"{speed.family(self.device.backend)} NVIDIA" if self.lent else self.family
 
     @property
     def group(self) -> tuple[str, str]:
@@ -457,7 +472,7 @@ def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts],
         if gpu_id not in facts:
             continue  # a GPU known only from the catalogue, which was not read
         device = dataclasses.replace(device_for(facts[gpu_id], count), backend=row_backend(row))
-        cases.append(Case(row, gpu_id, speed.family(device.backend), work, device))
+        cases.append(Case(row, gpu_id, speed.kernel_family(device), work, device))
     return cases
 
 
@@ -525,7 +540,7 @@ def speed_points(cases: Iterable[Case],
         from ..estimate.constants import ERA_CONSTANTS
         constants = ERA_CONSTANTS
     return [Point(c.row.kind, c.row.model, c.row.quant, c.row.gpu, c.row.context, c.row.value,
-                  predict(c, constants.get(c.group) or speed.constants_for(c.device.backend)),
+                  predict(c, constants.get(c.group) or speed.device_constants(c.device)),
                   c.row.unit, c.row.source) for c in cases]
 
 
@@ -539,7 +554,7 @@ def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = 
     sizes = filesize_points(rows)
     if sizes is not None:
         reports.append(summarize("filesize", sizes))
-    cases = speed_cases(rows, gpu_facts(catalog_gpus), models)
+    cases = [c for c in speed_cases(rows, gpu_facts(catalog_gpus), models) if not c.lent]  # lent rows: never fitted
     points = speed_points(cases, constants)
     reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
     return reports

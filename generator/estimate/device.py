@@ -116,7 +116,9 @@ def pre_turing(vendor: str, launch_date: date | None) -> bool:
 
 def ampere_or_newer(vendor: str, launch_date: date | None) -> bool:
     """NVIDIA parts known to be Ampere or newer (compute capability 8.0+) by the same launch-date rule; False when
-    the launch date is unknown (undecided)."""
+    the launch date is unknown (undecided). On Vulkan these run llama.cpp's NV_coopmat2 kernels (``speed.kernel_family``):
+    every measured row is of Ampere or newer cards; Turing stays with Vulkan's constants, as no source found says its
+    driver offers coopmat2 (llama.cpp pull request 19290 tunes a coopmat1 path on Turing)."""
     return vendor == "nvidia" and launch_date is not None and launch_date >= AMPERE_LAUNCH
 
 

@@ -436,7 +436,8 @@ def _speed_device(device: DeviceSpec) -> speed.SpeedDevice:
                              device.parallel, device.interconnect_bytes_per_s,
                              fp16_accumulate_doubles=device.fp16_accumulate_doubles, hbm=device.hbm, lpddr=device.lpddr,
                              graphs=device.graphs, fp32_flops=device.fp32_flops, tdp_w=device.tdp_w,
-                             mmq=device.mmq, vector_attention=device.vector_attention)
+                             mmq=device.mmq, vector_attention=device.vector_attention,
+                             nv_coopmat2=device.ampere_or_newer)
 
 
 def _on_gpu(model: ModelSpec, device: DeviceSpec, request: Request) -> tuple[_Prepared, int, int, int, Verdict | None]:
@@ -509,22 +510,22 @@ def context_memory(model: ModelSpec, device: DeviceSpec, request: Request, conte
 def _assumptions(model: ModelSpec, device: DeviceSpec, request: Request, p: _Prepared,
                  verdict: str) -> tuple[tuple[str, str], ...]:
     runs = verdict != "no_fit"
-    return _assumption_list(device.backend, device.usable_rule, request.engine, request.kv_type, request.quant,
-                            p.source, p.overhead.assumptions, p.blocked, verdict == "offload",
-                            _flops_rule(device) if runs else None)
+    return _assumption_list(device.backend, speed.kernel_family(_speed_device(device)), device.usable_rule,
+                            request.engine, request.kv_type, request.quant, p.source, p.overhead.assumptions,
+                            p.blocked, verdict == "offload", _flops_rule(device) if runs else None)
 
 
 @cache  # one shared tuple per distinct list: estimates stay small in memory and in the store
-def _assumption_list(device_backend: str, usable_rule: str, engine: str, kv_type: str, quant: str, source: str,
-                     overhead_items: tuple[tuple[str, str], ...], blocked: str | None, offload_possible: bool,
-                     prefill_rule: str | None) -> tuple[tuple[str, str], ...]:
-    """The assumptions behind an estimate; the speed constants and FLOPS rule only when there are speeds
-    (``prefill_rule`` None: the setup does not run)."""
+def _assumption_list(device_backend: str, kernel_family: str, usable_rule: str, engine: str, kv_type: str, quant: str,
+                     source: str, overhead_items: tuple[tuple[str, str], ...], blocked: str | None,
+                     offload_possible: bool, prefill_rule: str | None) -> tuple[tuple[str, str], ...]:
+    """The assumptions behind an estimate; the speed constants (of ``kernel_family``) and FLOPS rule only when there
+    are speeds (``prefill_rule`` None: the setup does not run)."""
     base = _assumption_base(device_backend, usable_rule, engine, kv_type, quant, source, overhead_items, blocked,
                             offload_possible)
     if prefill_rule is None:
         return base
-    return base + speed.constants_for(device_backend).assumptions() + (("speed.prefill_flops", prefill_rule),)
+    return base + speed.constants_for(kernel_family).assumptions() + (("speed.prefill_flops", prefill_rule),)
 
 
 @cache
@@ -551,7 +552,7 @@ def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type
 @cache
 def _flops_rule(device: DeviceSpec) -> str:
     """Which FP16 FLOPS figure prefill used, in words."""
-    c = speed.constants_for(device.backend)
+    c = speed.device_constants(_speed_device(device))
     flops = _speed_device(device).datasheet_flops(c)
     doubled = " (× 2 for FP16-accumulate GEMMs on GeForce)" if device.fp16_accumulate_doubles else ""
     attention = ""

@@ -180,6 +180,7 @@ class SpeedDevice:
     tdp_w: float | None = None  # board power of one GPU (catalogued TDP); None: no power bound on its GEMMs
     mmq: MmqKernel = "mma"  # the quantised-matmul kernel llama.cpp picks for this GPU (see ``MmqKernel``)
     vector_attention: bool = False  # flash attention at the vector FP32 rate (AMD RDNA; see ``attention_flops``)
+    nv_coopmat2: bool = False  # NVIDIA Ampere or newer: on Vulkan, llama.cpp's NV_coopmat2 kernels (``kernel_family``)
 
     def datasheet_flops(self, c: BackendConstants) -> float:
         """Dense FP16 tensor FLOPS of one GPU: the catalogued figure, else the family's flops_per_byte × bandwidth."""
@@ -192,7 +193,7 @@ class SpeedDevice:
     def gemm_flops(self, c: BackendConstants) -> float:
         """FLOPS of llama.cpp's F16 GEMMs on one GPU: cuBLAS accumulates in FP16, which GeForce cards run at twice
         their FP32-accumulate datasheet rate (``fp16_accumulate_doubles``; pro and datacenter parts run both alike)."""
-        doubles = self.fp16_accumulate_doubles and family(self.backend) == "cuda"
+        doubles = self.fp16_accumulate_doubles and kernel_family(self) == "cuda"
         return self.datasheet_flops(c) * (2.0 if doubles else 1.0)
 
     def attention_flops(self, c: BackendConstants) -> float:
@@ -217,6 +218,20 @@ def family(backend: str) -> str:
     """The constants family of a backend name: cuda, rocm, metal, vulkan, or other."""
     name = backend.lower()
     return name if name in FAMILIES else "other"
+
+
+def kernel_family(device: SpeedDevice) -> str:
+    """The family whose constants model a device's kernels: its backend's, except an NVIDIA GPU of Ampere or newer on
+    Vulkan. There llama.cpp runs NV_coopmat2 kernels (ggml-vulkan.cpp: tensor-core tiles of dequantised F16 weights,
+    accumulated in F16 at default precision, flash attention likewise), which its measured rows show as fast as the
+    CUDA build on the same card, so CUDA's constants predict them (methodology)."""
+    fam = family(device.backend)
+    return "cuda" if fam == "vulkan" and device.nv_coopmat2 else fam
+
+
+def device_constants(device: SpeedDevice) -> BackendConstants:
+    """The newest fitted constants of a device's kernel family (``kernel_family``)."""
+    return constants_for(kernel_family(device))
 
 
 @cache
@@ -286,7 +301,7 @@ def _split_s(device: SpeedDevice, c: BackendConstants) -> float:
 def decode_step_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = None, depth: float = 0,
                   sequences: int = 1) -> float:
     """Seconds for one decode step producing one token for each of ``sequences`` sequences at ``depth``."""
-    c = c or constants_for(device.backend)
+    c = c or device_constants(device)
     n = _tp(device)
     bw = device.kernel_bandwidth(c) * n
     share = _expert_share(work, sequences)
@@ -387,7 +402,7 @@ def prefill_s(work: Workload, device: SpeedDevice, c: BackendConstants | None = 
     """Seconds to process ``prompt_tokens`` prompt tokens appended after ``depth`` cached tokens."""
     if prompt_tokens < 1:
         raise ValueError("prompt_tokens must be at least 1")
-    c = c or constants_for(device.backend)
+    c = c or device_constants(device)
     full, rest = divmod(prompt_tokens, LLAMA_CPP_UBATCH)
     total = _ubatch_s(work, device, c, depth + full * LLAMA_CPP_UBATCH, rest) if rest else 0.0
     if full:

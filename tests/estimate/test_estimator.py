@@ -344,3 +344,27 @@ def test_rdna_cards_take_flash_attention_at_their_fp32_rate():
         request = api.Request(context_tokens=32768, prompt_tokens=prompt)
         vector, matrix = (api.estimate(spec(LLAMA_8B), d, request).ttft_s for d in (xtx, as_matrix))
         assert vector > matrix * slower if slower > 1 else vector == pytest.approx(matrix, rel=0.05)
+
+
+def test_nvidia_on_vulkan_runs_at_cuda_speed_where_coopmat2_exists():
+    import yaml
+
+    def load(gpu_id: str) -> Gpu:
+        return Gpu.model_validate(yaml.safe_load(Path(f"catalog/gpus/{gpu_id}.yaml").read_text(encoding="utf-8")))
+
+    def speeds(device: DeviceSpec) -> tuple[float | None, float | None]:
+        e = api.estimate(spec(LLAMA_8B), device, api.Request())
+        return e.decode_tokens_per_s, e.ttft_s
+
+    # An RTX 3090 (Ampere) on Vulkan runs llama.cpp's NV_coopmat2 kernels: the CUDA build's figures, to the bit.
+    cuda = device_spec(load("rtx-3090"))
+    vulkan = dataclasses.replace(cuda, backend="vulkan")
+    assert vulkan.ampere_or_newer and speeds(vulkan) == speeds(cuda)
+    assert dict(api.estimate(spec(LLAMA_8B), vulkan, api.Request()).assumptions)["speed.family"] == "cuda"
+    # Turing has no coopmat2 (RTX 2080 Ti), and AMD's Vulkan kernels are their own: both keep Vulkan's constants.
+    turing = device_spec(load("rtx-2080-ti"))
+    assert speeds(dataclasses.replace(turing, backend="vulkan")) != speeds(turing)
+    xtx = device_spec(load("rx-7900-xtx"))
+    assert not xtx.ampere_or_newer
+    e = api.estimate(spec(LLAMA_8B), dataclasses.replace(xtx, backend="vulkan"), api.Request())
+    assert dict(e.assumptions)["speed.family"].startswith("vulkan")

@@ -301,3 +301,14 @@ def test_vector_attention_is_amd_without_hbm() -> None:
     assert vector_attention("amd", "GDDR6") and vector_attention("amd", "LPDDR5X-8000")  # RDNA cards, Strix Halo
     assert not vector_attention("amd", "HBM3")  # CDNA: flash attention on the MFMA units
     assert not vector_attention("nvidia", "GDDR7") and not vector_attention("apple", "LPDDR5X")
+
+
+def test_kernel_family_sends_nvidia_vulkan_to_cuda_constants() -> None:
+    nv = dataclasses.replace(DEV, backend="vulkan", nv_coopmat2=True)
+    assert speed.kernel_family(nv) == "cuda" and speed.device_constants(nv) is speed.constants_for("cuda")
+    assert speed.kernel_family(dataclasses.replace(nv, nv_coopmat2=False)) == "vulkan"
+    assert speed.kernel_family(dataclasses.replace(nv, backend="rocm")) == "rocm"  # the flag only matters on Vulkan
+    # Its F16 tiles accumulate in F16, so a GeForce card runs them at twice its FP32-accumulate tensor rate, as on CUDA.
+    geforce = dataclasses.replace(nv, fp16_accumulate_doubles=True)
+    assert geforce.gemm_flops(C) == 2 * 100e12
+    assert dataclasses.replace(geforce, nv_coopmat2=False).gemm_flops(C) == 100e12
