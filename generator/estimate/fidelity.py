@@ -65,5 +65,6 @@ def grade(quant: str, native_format: str = "bf16") -> Grade:
 
 
 def at_floor(quant: str, native_format: str = "bf16") -> bool:
-    """Whether ``quant`` meets the recommendation floor (graded good or better, or the native release)."""
+    """Whether ``quant`` is graded at the quality floor (good or better, or the native release); the site's one floor,
+    ``sitedata.policy.meets_floor``, also admits unmeasured K- and i-quants by their bits."""
     return grade(quant, native_format) in AT_FLOOR

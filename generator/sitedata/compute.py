@@ -9,7 +9,7 @@ from functools import cache, partial
 from typing import Any, NamedTuple, TypeVar
 
 from ..catalog.schema import Catalog, Gpu
-from ..estimate import estimator, fidelity, finetune, serving_setup, vllm_support
+from ..estimate import estimator, finetune, serving_setup, vllm_support
 from ..estimate.device import DeviceSpec
 from ..estimate.estimator import Estimate, ModelSpec, Request
 from ..estimate.quant import QUANT_INFO, quant_info
@@ -246,7 +246,7 @@ class ModelEstimates:
             model = self.models[model_id]
             if holds(self.pick(model_id, gpu_id), model.native_format):
                 return (None,)
-            quants = [q for q in preference(model) if fidelity.at_floor(q, model.native_format)]
+            quants = [q for q in preference(model) if meets_floor(q, model.native_format)]
             for count in gpu_counts(self.catalog.gpus[gpu_id])[1:]:
                 device = device_spec(self.catalog.gpus[gpu_id], count=count, parallel="layer")
                 for quant in quants:

@@ -87,19 +87,19 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
 def holds(pick: PairResult, native: str) -> bool:
     """The one meaning of "fits" in rankings and counts: the pair's recommended setup holds the model fully (fits or
     tight) at or above the quality floor."""
-    return pick.estimate.verdict in ("fits", "tight") and fidelity.at_floor(pick.quant, native)
+    return pick.estimate.verdict in ("fits", "tight") and meets_floor(pick.quant, native)
 
 
 def below_floor(pick: PairResult, native: str) -> bool:
     """The pair's recommended setup holds the model fully (fits or tight), but only below the quality floor."""
-    return pick.estimate.verdict in ("fits", "tight") and not fidelity.at_floor(pick.quant, native)
+    return pick.estimate.verdict in ("fits", "tight") and not meets_floor(pick.quant, native)
 
 
 def quality_rank(pick: PairResult, native: str) -> tuple[int, int, float]:
     """Sort key of a ranking, quality first: setups that hold the model at or above the floor, then those below it
     (heavy loss), then offload, then no fit; within each, fits before tight, then faster first."""
     runs_fully = pick.estimate.verdict in ("fits", "tight")
-    tier = (0 if fidelity.at_floor(pick.quant, native) else 1) if runs_fully else 2 + (pick.estimate.verdict == "no_fit")
+    tier = (0 if meets_floor(pick.quant, native) else 1) if runs_fully else 2 + (pick.estimate.verdict == "no_fit")
     return (tier, RANK[pick.estimate.verdict], -pick.estimate.decode_tokens_per_s)
 
 

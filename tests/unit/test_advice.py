@@ -32,6 +32,17 @@ def test_a_fast_heavy_loss_setup_ranks_after_a_slow_good_one_and_does_not_count_
     assert holds(_pick("MXFP4_MOE", "fits", 1.0), "mxfp4")  # a model's own release is no loss
 
 
+def test_rankings_and_counts_use_the_floor_the_recommendation_uses():
+    from generator.sitedata.policy import below_floor, meets_floor
+
+    # Q4_K_S has no quality measurement; the recommendation counts it at the floor by its bits (more than IQ4_XS,
+    # graded good), so the lists and counts that rank pairs must too, or a pair page's pick drops out of them.
+    q4ks, q3km = _pick("Q4_K_S", "fits", 100.0), _pick("Q3_K_M", "fits", 120.0)
+    assert meets_floor("Q4_K_S") and holds(q4ks, "bf16") and not below_floor(q4ks, "bf16")
+    assert not holds(q3km, "bf16") and below_floor(q3km, "bf16")  # graded noticeable loss
+    assert sorted([q3km, q4ks], key=lambda p: quality_rank(p, "bf16")) == [q4ks, q3km]
+
+
 def test_an_instance_holds_a_group_only_when_it_has_enough_gpus_for_whole_replicas():
     assert rents(1, 1) and rents(8, 1) and rents(8, 2) and rents(8, 8) and rents(4, 4)
     assert not rents(1, 2) and not rents(1, 8) and not rents(4, 8) and not rents(6, 4)
