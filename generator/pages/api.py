@@ -44,10 +44,14 @@ from .documents import (
     Source,
 )
 
-SCHEMA_VERSION = "1.3.1"
+SCHEMA_VERSION = "1.4.0"
 # One line per schema version, newest first: (version, date, what changed). A new key or kind is a minor
 # version, a renamed, removed or retyped key a major one.
 CHANGELOG = (
+    ("1.4.0", "2026-12-07", "Pair documents: setup.at_quality_floor (the recommended quantization is graded good or "
+                            "better, is the model's own release, or is an unmeasured K- or i-quant with at least "
+                            "IQ4_XS's bits per weight, the site's one quality floor). finder.json lists the pairs at "
+                            "that floor, so its quality_grades gain unmeasured."),
     ("1.3.1", "2026-12-07", "Index documents: schemas also names the finder document's schema (published since "
                             "1.2.0, missing from the map until now)."),
     ("1.3.0", "2026-12-02", "Pair documents: serving, the vLLM serving plan the page shows (setup on the fewest GPUs, "
@@ -189,7 +193,8 @@ def pair_document(key: PageKey, v: PairView) -> PairDocument:
     return {
         "kind": "pair", **_envelope(key), "model": _ref("model", v.model), "gpu": _ref("gpu", v.gpu),
         "title": v.head.title, "description": v.head.description,
-        "setup": {"quant": v.quant, "quality_grade": v.quant_grade, "context_tokens": v.context,
+        "setup": {"quant": v.quant, "quality_grade": v.quant_grade, "at_quality_floor": v.quant_at_floor,
+                  "context_tokens": v.context,
                   "kv_cache_type": v.kv_type, "sequences": 1},
         "estimate": {**_estimate(e), "device_memory_bytes": v.device_memory_bytes, "margin_ratio": v.margin_ratio,
                      "utilisation_ratio": v.utilisation, "offloaded_bytes": v.offloaded_bytes},

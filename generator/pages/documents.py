@@ -72,6 +72,7 @@ class PairSummary(Ref):
 class PairSetup(TypedDict):
     quant: str
     quality_grade: Grade
+    at_quality_floor: bool  # graded good or better, the native release, or an unmeasured K-/i-quant with enough bits
     context_tokens: UInt
     kv_cache_type: str
     sequences: int

@@ -13,13 +13,16 @@ from ..estimate.estimator import Verdict
 from ..estimate.fidelity import Grade
 from ..i18n import formatter
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
+from ..sitedata.policy import meets_floor
 from ..views.model import serving_row
 from .documents import FinderDocument, FinderMultiGpu, FinderPick, FinderRun, FinderServing
 
 _EN = formatter("en")
 # A pair is listed when its recommended setup runs at or above the floor.
 VERDICTS: tuple[Verdict, ...] = ("fits", "tight", "offload")
-GRADES: tuple[Grade, ...] = ("native", "near_lossless", "good")  # at the floor, best first (fidelity.AT_FLOOR)
+# The grades of setups at the floor, best first: fidelity.AT_FLOOR, then unmeasured K-/i-quants the floor admits by
+# their bits (policy.meets_floor).
+GRADES: tuple[Grade, ...] = ("native", "near_lossless", "good", "unmeasured")
 RUN_COLUMNS = ("model", "quant", "quality_grade", "verdict", "total_bytes", "decode_tokens_per_s",
                "max_context_tokens", "host_bytes")
 MEMORY_QUANTS = ("Q4_K_M", "BF16")  # the model page's summary figures: the floor's usual download, full precision
@@ -37,7 +40,7 @@ def gpu_runs(site: SiteData, gpu_id: str, model_index: dict[str, int],
     for model_id, index in model_index.items():
         pick = site.pairs[(model_id, gpu_id)]
         e, grade = pick.estimate, fidelity.grade(pick.quant, site.models[model_id].native_format)
-        if e.verdict not in VERDICTS or grade not in GRADES:
+        if e.verdict not in VERDICTS or not meets_floor(pick.quant, site.models[model_id].native_format):
             continue
         rows.append((index, quant_index[pick.quant], GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
                      shown_speed(e.decode_tokens_per_s), e.max_context_tokens or None,
@@ -91,7 +94,8 @@ def finder_document(site: SiteData, version: str) -> FinderDocument:
         "kind": "finder", "schema_version": version, "schema_path": urls.api_schema("finder"),
         "json_path": urls.FINDER_JSON,
         "description": ("The home page's finder: for each GPU, the models whose recommended setup (as its pair page "
-                        "shows it) runs at or above the quality floor (graded good or better); for each model, the "
+                        "shows it) runs at or above the quality floor (graded good or better, or an unmeasured K- or "
+                        "i-quant with at least IQ4_XS's bits per weight); for each model, the "
                         "GPUs and serving setups its model page recommends. Speeds are rounded as the pages show "
                         "them (three significant digits)."),
         "context_tokens": PAGE_CONTEXT_TOKENS,

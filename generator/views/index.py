@@ -121,7 +121,7 @@ def _script_labels(lang: Lang) -> str:
         "noPick": _("No single catalogued GPU holds this model."),
         "belowFloor": _("below the quality floor"), "listPrice": _("list price"),
         "verdict": {k: _(labels.VERDICT[k]) for k in ("fits", "tight", "offload")},
-        "quality": {k: _(labels.QUALITY[k]) for k in ("native", "near_lossless", "good")},
+        "quality": {k: _(labels.QUALITY[k]) for k in ("native", "near_lossless", "good", "unmeasured")},
         "role": {k: _(labels.ROLE[k]) for k in ("fastest", "value", "cloud")},
     }
     return json.dumps(words, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

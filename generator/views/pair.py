@@ -257,7 +257,7 @@ def _matrix(site: SiteData, model_id: str, gpu_id: str) -> tuple[tuple[MatrixRow
     rows = []
     for q in matrix_quants(spec):
         grade, best = fidelity.grade(q, spec.native_format), site.best_gpu(model_id, q)
-        rows.append((MatrixRow(q, site.quant_estimate(model_id, gpu_id, q), grade, grade in fidelity.AT_FLOOR,
+        rows.append((MatrixRow(q, site.quant_estimate(model_id, gpu_id, q), grade, meets_floor(q, spec.native_format),
                                q == pick.quant, site.catalog.gpus.get(best or ""), ""), best or ""))
     return tuple(rows)
 

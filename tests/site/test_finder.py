@@ -42,7 +42,10 @@ def _check_pair(site: Path, doc: dict, runs: dict, model_id: str, gpu_id: str) -
     quant, memory, decode speed and context (the pair's JSON document is built from the view its page renders)."""
     pair = _json(site, f"api/v1/models/{model_id}/{gpu_id}.json")
     e, setup = pair["estimate"], pair["setup"]
-    listed = e["verdict"] in RUNS and setup["quality_grade"] in FLOOR
+    # The site's one floor (policy.meets_floor): every measured grade at the floor, plus unmeasured K-/i-quants by bits.
+    assert setup["at_quality_floor"] if setup["quality_grade"] in FLOOR else (
+        not setup["at_quality_floor"] or setup["quality_grade"] == "unmeasured")
+    listed = e["verdict"] in RUNS and setup["at_quality_floor"]
     assert ((model_id, gpu_id) in runs) == listed, (model_id, gpu_id)
     if not listed:
         return
@@ -85,7 +88,7 @@ def test_example_pairs_are_at_the_floor_and_show_their_quant(fixture_site: Path)
     page = (fixture_site / "en" / "index.html").read_text(encoding="utf-8")
     for pair in index["popular_pairs"]:
         doc = _json(fixture_site, pair["pair_json_path"])
-        assert doc["setup"]["quality_grade"] in FLOOR and doc["estimate"]["verdict"] == "fits"
+        assert doc["setup"]["at_quality_floor"] and doc["estimate"]["verdict"] == "fits"
         assert pair["quant"] == doc["setup"]["quant"] and f"<small>{pair['quant']} (" in page
 
 
@@ -102,7 +105,7 @@ def test_a_sample_of_50_real_pairs_matches_the_pair_pages(real_site: Path):
         _check_model(real_site, doc, model)
     for pair in _json(real_site, "api/v1/index.json")["popular_pairs"]:
         example = _json(real_site, pair["pair_json_path"])
-        assert example["setup"]["quality_grade"] in FLOOR and example["estimate"]["verdict"] == "fits"
+        assert example["setup"]["at_quality_floor"] and example["estimate"]["verdict"] == "fits"
 
 
 # --- Chromium -----------------------------------------------------------------------------------------------
@@ -147,7 +150,7 @@ def test_choosing_a_gpu_shows_its_models_with_the_pair_pages_figures(browser, se
                 link.get_attribute("href"), [_plain(c) for c in rows.nth(i).locator("td").all_inner_texts()])
         expected = [m for m in ("deepseek-v3", "gpt-oss-20b", "llama-3.1-8b")
                     if (d := _json(fixture_site, f"api/v1/models/{m}/{gpu_id}.json"))["estimate"]["verdict"] in RUNS
-                    and d["setup"]["quality_grade"] in FLOOR]
+                    and d["setup"]["at_quality_floor"]]
         assert sorted(shown) == expected and expected
         for model_id, (href, cells) in shown.items():
             assert href.endswith(f"{language}/models/{model_id}/{gpu_id}/")
