@@ -80,7 +80,7 @@ def gpu_view(site: SiteData, key: PageKey, lang: Lang) -> GpuView:
         head=Head(
             _("%(gpu)s for LLMs: which models fit and how fast") % {"gpu": gpu.name},
             _("%(gpu)s offers %(usable)s for models and %(bw)s GB/s: %(fit)s of %(n)s catalogued LLMs fit fully at "
-              "%(context)s context at a quantization graded good or better.") % {
+              "%(context)s context at or above the quality floor.") % {
                 "gpu": gpu.name, "usable": lang.fmt.gib(site.devices[key.gpu].usable_memory_bytes),
                 "bw": lang.fmt.number(gpu.bandwidth_gb_per_s), "fit": lang.fmt.number(fitting),
                 "n": lang.fmt.number(len(rows)), "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},

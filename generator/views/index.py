@@ -188,8 +188,8 @@ def index_view(site: SiteData, key: PageKey, lang: Lang) -> IndexView:
         open_data=OPEN_DATA,
         popular_rule=_("Hardware people own: per memory tier (%(tiers)s GiB) the consumer card the most catalogued "
                        "cloud offers list, the newest %(mac)s GiB Mac and the most-listed data-centre GPU; on each, the "
-                       "largest model whose recommended quantization is graded good or better and fits with margin "
-                       "at %(context)s context.") % {
+                       "largest model whose recommended quantization is at or above the quality floor and fits with "
+                       "margin at %(context)s context.") % {
             "tiers": tiers, "mac": lang.fmt.number(MAC_GIB), "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},
         finder=_finder(site, models, gpus, lang),
     )

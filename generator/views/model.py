@@ -166,8 +166,8 @@ def model_view(site: SiteData, key: PageKey, lang: Lang) -> ModelView:
     return ModelView(
         head=Head(
             _("%(model)s: VRAM, speed and cost on %(n)s GPUs") % {"model": model.name, "n": len(ranked)},
-            _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with %(context)s context; at a quantization "
-              "graded good or better it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
+            _("%(model)s needs %(q4)s at Q4_K_M and %(bf16)s at BF16 with %(context)s context; at or above the "
+              "quality floor it fits fully on %(fit)s of %(n)s catalogued GPUs.") % {
                 "model": model.name, "q4": lang.fmt.gib(headline.q4_bytes), "bf16": lang.fmt.gib(headline.bf16_bytes),
                 "fit": lang.fmt.number(headline.q4_fits), "n": lang.fmt.number(headline.gpus),
                 "context": lang.fmt.tokens(PAGE_CONTEXT_TOKENS)},

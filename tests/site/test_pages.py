@@ -133,9 +133,10 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
     """Issue 17: the "… with 8K context" figures came from the 4K row of the requirement table, and the GPU count
     was at each GPU's best quantization, after a sentence about Q4_K_M and BF16."""
     from generator.catalog.load import load_catalog
-    from generator.estimate import estimator, fidelity
+    from generator.estimate import estimator
     from generator.i18n import formatter
     from generator.sitedata import SiteData
+    from generator.sitedata.policy import meets_floor
     site = SiteData(load_catalog(Path(__file__).resolve().parents[1] / "fixtures" / "project" / "catalog"))
     gib = formatter("en").gib
     counts = {}
@@ -147,12 +148,11 @@ def test_model_summary_gives_8k_figures_and_counts_gpus_at_the_precision_it_name
         assert four_k["context"] == 4096 and four_k["cells"]["Q4_K_M"]["total_bytes"] < eight_k["Q4_K_M"]
         counts[model_id] = sum(1 for g in site.catalog.gpus
                                if site.pick(model_id, g).estimate.verdict in ("fits", "tight")
-                               and fidelity.at_floor(site.pick(model_id, g).quant,
-                                                     site.models[model_id].native_format))
+                               and meets_floor(site.pick(model_id, g).quant, site.models[model_id].native_format))
         description = _head(fixture_site / "en" / "models" / model_id / "index.html",
                             r'<meta name="description" content="([^"]*)"')
         assert (f"needs {gib(eight_k['Q4_K_M'])} at Q4_K_M and {gib(eight_k['BF16'])} at BF16 with 8K context; "
-                f"at a quantization graded good or better it fits fully on {counts[model_id]} of 2 catalogued "
+                f"at or above the quality floor it fits fully on {counts[model_id]} of 2 catalogued "
                 "GPUs.") in description
         page = (fixture_site / "en" / "models" / model_id / "index.html").read_text()
         assert f"{counts[model_id]} of the catalogued GPUs hold it fully" in page  # one definition of "fits" (#25)
