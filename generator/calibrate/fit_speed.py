@@ -398,7 +398,7 @@ def fit(cases: list[Case], previous: dict[Group, BackendConstants] | None = None
         only: set[Group] | None = None) -> dict[Group, BackendConstants]:
     """Constants for every (family, era) in ``cases``, each started from ``_start_group``'s fit (lent rows, see
     ``Case.lent``, are left out). ``previous``/``only``: refit just ``only``, keep the rest."""
-    cases = [c for c in cases if not c.lent]
+    cases = speed_cases.fitted(cases)
     out: dict[Group, BackendConstants] = dict(previous or {})
     for group in _order({c.group for c in cases}):
         if only is not None and group not in only:
@@ -513,7 +513,7 @@ def _fold(job: tuple[str, list[Case], str, dict[Group, BackendConstants]]) -> li
     method, cases, key, full = job
     train = [c for c in cases if _fold_key(method, c) != key]
     held = [c for c in cases if _fold_key(method, c) == key]
-    refit = affected_groups({c.group for c in held if not c.lent}, {c.group for c in cases if not c.lent})
+    refit = affected_groups({c.group for c in speed_cases.fitted(held)}, {c.group for c in speed_cases.fitted(cases)})
     return _held(method, held, fit(train, previous={g: k for g, k in full.items() if g not in refit}, only=refit))
 
 
@@ -571,7 +571,7 @@ def borrow_rows(cases: list[Case], constants: dict[Group, BackendConstants]) -> 
     the same engine era: the cost of borrowing across backends without the drift between engine builds (the widening
     of a borrowing backend's band)."""
     out = []
-    cases = [c for c in cases if not c.lent]
+    cases = speed_cases.fitted(cases)
     for family, era in _order({c.group for c in cases}):
         lenders = sorted((f for f, e in constants if e == era and f != family), key=lambda f: (f != "cuda", f))
         mine = [c for c in cases if c.group == (family, era)]

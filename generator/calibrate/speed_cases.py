@@ -476,6 +476,11 @@ def speed_cases(rows: list[Measurement], facts: Mapping[str, GpuFacts],
     return cases
 
 
+def fitted(cases: Iterable[Case]) -> list[Case]:
+    """The rows a fit uses: all but the lent ones (``Case.lent``), which only test the constants they borrow."""
+    return [c for c in cases if not c.lent]
+
+
 def predict(case: Case, constants: BackendConstants) -> float:
     """Predicted tokens per second of a row (tgN: mean over N generated tokens; ppN: mean over an N-token prompt)."""
     n, depth = case.row.context or 512, case.row.depth
@@ -554,7 +559,7 @@ def accuracy_report(catalog_gpus: Mapping[str, Any] | None = None, path: Path = 
     sizes = filesize_points(rows)
     if sizes is not None:
         reports.append(summarize("filesize", sizes))
-    cases = [c for c in speed_cases(rows, gpu_facts(catalog_gpus), models) if not c.lent]  # lent rows: never fitted
+    cases = fitted(speed_cases(rows, gpu_facts(catalog_gpus), models))
     points = speed_points(cases, constants)
     reports += [summarize(kind, [p for p in points if p.kind == kind]) for kind in SPEED_KINDS]
     return reports

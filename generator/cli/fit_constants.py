@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     held += ttft_points(held)
     stats = statistics_rows(held)
     borrow = borrow_rows(cases, constants)
-    in_sample = [(c.row.kind, speed_cases.predict(c, constants[c.group]) / c.row.value - 1) for c in cases if not c.lent]
+    in_sample = [(c.row.kind, speed_cases.predict(c, constants[c.group]) / c.row.value - 1)
+                 for c in speed_cases.fitted(cases)]
     fit_stats = []
     for kind in speed_cases.SPEED_KINDS:
         errors = [abs(e) for k, e in in_sample if k == kind]
