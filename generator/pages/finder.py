@@ -10,19 +10,15 @@ from __future__ import annotations
 from .. import urls
 from ..estimate import fidelity, verdict
 from ..estimate.estimator import Verdict
-from ..estimate.fidelity import Grade
 from ..i18n import formatter
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
-from ..sitedata.policy import meets_floor
+from ..sitedata.policy import FLOOR_GRADES, meets_floor
 from ..views.model import serving_row
 from .documents import FinderDocument, FinderMultiGpu, FinderPick, FinderRun, FinderServing
 
 _EN = formatter("en")
 # A pair is listed when its recommended setup runs at or above the floor.
 VERDICTS: tuple[Verdict, ...] = ("fits", "tight", "offload")
-# The grades of setups at the floor, best first: fidelity.AT_FLOOR, then unmeasured K-/i-quants the floor admits by
-# their bits (policy.meets_floor).
-GRADES: tuple[Grade, ...] = ("native", "near_lossless", "good", "unmeasured")
 RUN_COLUMNS = ("model", "quant", "quality_grade", "verdict", "total_bytes", "decode_tokens_per_s",
                "max_context_tokens", "host_bytes")
 MEMORY_QUANTS = ("Q4_K_M", "BF16")  # the model page's summary figures: the floor's usual download, full precision
@@ -42,7 +38,7 @@ def gpu_runs(site: SiteData, gpu_id: str, model_index: dict[str, int],
         e, grade = pick.estimate, fidelity.grade(pick.quant, site.models[model_id].native_format)
         if e.verdict not in VERDICTS or not meets_floor(pick.quant, site.models[model_id].native_format):
             continue
-        rows.append((index, quant_index[pick.quant], GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
+        rows.append((index, quant_index[pick.quant], FLOOR_GRADES.index(grade), VERDICTS.index(e.verdict), e.total_bytes,
                      shown_speed(e.decode_tokens_per_s), e.max_context_tokens or None,
                      e.offload.host_bytes if e.offload else 0))
     return rows
@@ -103,7 +99,7 @@ def finder_document(site: SiteData, version: str) -> FinderDocument:
         "model_path_template": urls.model("{language}", "{model}"), "gpu_path_template": urls.gpu("{language}", "{gpu}"),
         "fit_rule": {"tight_fraction": verdict.TIGHT_FRACTION, "tight_min_bytes": verdict.TIGHT_MIN_BYTES,
                      "fit_target_bytes": verdict.FIT_TARGET_BYTES},
-        "quality_grades": list(GRADES), "verdicts": list(VERDICTS),
+        "quality_grades": list(FLOOR_GRADES), "verdicts": list(VERDICTS),
         "quants": quants, "run_columns": list(RUN_COLUMNS),
         "models": [{"id": m, "name": catalog.models[m].name, "family": catalog.models[m].family,
                     "total_params": catalog.models[m].total_params,
@@ -112,7 +108,7 @@ def finder_document(site: SiteData, version: str) -> FinderDocument:
                     "multi_gpu_setups": _setups(site, m, gpu_index),
                     "serving": _serving(site, m, gpu_index)} for m in model_ids],
         "memory_quants": list(MEMORY_QUANTS),
-        "memory_quality_grades": [GRADES.index(fidelity.grade(q)) for q in MEMORY_QUANTS],
+        "memory_quality_grades": [FLOOR_GRADES.index(fidelity.grade(q)) for q in MEMORY_QUANTS],
         "gpus": [{"id": g, "name": catalog.gpus[g].name, "vendor": catalog.gpus[g].vendor,
                   "segment": catalog.gpus[g].segment, "usable_memory_bytes": site.devices[g].usable_memory_bytes,
                   "runs": gpu_runs(site, g, model_index, quant_index)} for g in gpu_ids],

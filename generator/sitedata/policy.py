@@ -15,6 +15,7 @@ from ..estimate import cost, fidelity, serving_setup
 from ..estimate.cost import HOURS_PER_MONTH
 from ..estimate.device import DeviceSpec
 from ..estimate.estimator import Estimate
+from ..estimate.fidelity import Grade
 from ..estimate.quant import quant_info
 
 RANK = {"fits": 0, "tight": 1, "offload": 2, "no_fit": 3}
@@ -44,6 +45,9 @@ def published_quants(model: Model) -> frozenset[str]:
     return frozenset(found | {SAME_FILE_TYPE[q] for q in found if q in SAME_FILE_TYPE})
 
 
+# The grades a setup at the floor can carry, best first: fidelity.AT_FLOOR's, then "unmeasured" (a K-/i-quant the
+# floor admits by its bits, ``meets_floor``).
+FLOOR_GRADES: tuple[Grade, ...] = ("native", "near_lossless", "good", "unmeasured")
 FLOOR_FAMILY = re.compile(r"^(?:Q\d_K(?:_[SML])?|IQ\d_\w+)$")  # llama.cpp K-quants and i-quants
 
 

@@ -12,6 +12,7 @@ from ..estimate import fidelity
 from ..estimate.estimator import Estimate
 from ..sitedata import PAGE_CONTEXT_TOKENS, SiteData
 from ..sitedata.navigation import CONSUMER_TIERS_GIB, MAC_GIB
+from ..sitedata.policy import FLOOR_GRADES
 from . import labels
 from .common import Head, Lang
 from .plan import PageKey
@@ -121,7 +122,7 @@ def _script_labels(lang: Lang) -> str:
         "noPick": _("No single catalogued GPU holds this model."),
         "belowFloor": _("below the quality floor"), "listPrice": _("list price"),
         "verdict": {k: _(labels.VERDICT[k]) for k in ("fits", "tight", "offload")},
-        "quality": {k: _(labels.QUALITY[k]) for k in ("native", "near_lossless", "good", "unmeasured")},
+        "quality": {k: _(labels.QUALITY[k]) for k in FLOOR_GRADES},
         "role": {k: _(labels.ROLE[k]) for k in ("fastest", "value", "cloud")},
     }
     return json.dumps(words, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

@@ -71,3 +71,12 @@ def test_the_way_forward_on_several_gpus_decodes_at_llama_cpp_layer_split_speed(
     tensor = estimator.estimate(site.models["deepseek-v3"], device_spec(catalog.gpus["mi300x"], multi.gpu_count, "tensor"),
                                 Request(quant=multi.quant, gpu_count=multi.gpu_count), limits=False)
     assert multi.decode_tokens_per_s == layer.decode_tokens_per_s < tensor.decode_tokens_per_s
+
+
+def test_the_floor_grades_are_the_measured_grades_at_the_floor_then_unmeasured():
+    from generator.estimate import fidelity
+    from generator.sitedata.policy import FLOOR_GRADES, meets_floor
+
+    # The finder's grade column and its labels read this tuple; a grade the floor admits must be in it, best first.
+    assert set(FLOOR_GRADES[:-1]) == fidelity.AT_FLOOR and FLOOR_GRADES[-1] == "unmeasured"
+    assert all(fidelity.grade(q) in FLOOR_GRADES for q in ("Q8_0", "Q4_K_M", "IQ4_XS", "Q4_K_S") if meets_floor(q))
