@@ -129,7 +129,8 @@ ENGINES = {
     ("cuda", speed_cases.ERA_CURRENT): "llama.cpp CUDA builds of 2025-08 to 2026-09 (llama-bench; quantised matmul "
                                        "MMQ, flash attention on)",
     ("rocm", speed_cases.ERA_CURRENT): "llama.cpp ROCm builds of 2025-06 to 2026-09 (llama-bench in pull requests, "
-                                       "issues and kyuz0's Strix Halo and R9700 logs; quantised matmul MMQ)",
+                                       "issues, discussions and the public logs of kyuz0 and LocalAI-Lab; quantised "
+                                       "matmul MMQ)",
     ("metal", speed_cases.ERA_CURRENT): "llama.cpp Metal builds of 2025-08 to 2026-09 (llama-bench in pull requests, "
                                         "enescingoz/mac-llm-bench and dotoryeee's blog; flash attention on)",
     ("vulkan", speed_cases.ERA_CURRENT): "llama.cpp Vulkan builds of 2025-05 to 2026 (llama-bench in pull requests, "

@@ -7,9 +7,10 @@ the row measures: ``ERA_2024`` or ``ERA_CURRENT``). Rows whose ``model`` is a ca
 hybrid and dense models of 2025-26: llama.cpp pull-request tables, benches/dgx-spark.md) are predicted with
 the estimator's own workload of that model (``api.speed_workload``), at the llama-bench file size where a filesize row
 gives it; "pp<N> at -ub 1" rows run one token per step through the decode kernels and are stored as decode rows.
-Rows added 2026-12 (llama.cpp pull requests and issues, kyuz0's public llama-bench logs of Strix Halo and R9700
-machines) say in ``notes`` which column, flags, build and split they are; rows with CPU-offloaded experts, llama.cpp's
-``-sm tensor``/``-sm row`` or RPC rigs were not taken, since the model covers llama-bench's default layer split.
+Rows added 2026-12 (llama.cpp pull requests, issues and a discussion, kyuz0's public llama-bench logs of Strix Halo and
+R9700 machines, LocalAI-Lab's log of an RX 9060 XT) say in ``notes`` which column, flags, build and split they are;
+rows with CPU-offloaded experts, llama.cpp's ``-sm tensor``/``-sm row`` or RPC rigs were not taken, since the model
+covers llama-bench's default layer split.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ CSV_GPU_IDS: dict[str, str] = {
     "RTX 3090": "rtx-3090", "RTX 3080": "rtx-3080", "RTX 5060 Ti": "rtx-5060-ti-16gb", "RTX 4070": "rtx-4070",
     "RTX PRO 6000 Blackwell": "rtx-pro-6000-blackwell", "Tesla V100 32GB": "tesla-v100-32gb",
     "Radeon AI PRO R9700": "radeon-ai-pro-r9700", "RX 7900 XT": "rx-7900-xt", "Radeon PRO W7900": "radeon-pro-w7900",
-    "MI355X": "mi355x", "Arc A770": "arc-a770-16gb",
+    "MI355X": "mi355x", "Arc A770": "arc-a770-16gb", "RX 9070 XT": "rx-9070-xt", "RX 9060 XT": "rx-9060-xt-16gb",
     # 2026-12 Metal rows (llama.cpp pull requests, enescingoz/mac-llm-bench, dotoryeee's blog): every M2 Ultra and every
     # M1/M2 Max has one bandwidth whatever its memory; figures from the catalogue entries
     "M2 Ultra": "apple-m2-ultra-192gb", "M2 Max 30-Core GPU (32 GB)": "apple-m2-max-32gb",

@@ -87,8 +87,8 @@ ASSUMPTION_TEXT = frozenset({
     N_("llama.cpp builds of May %(a)s (llama-bench; quantised weights dequantised to F16 for cuBLAS GEMMs, flash "
        "attention off)"),
     N_("llama.cpp CUDA builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench; quantised matmul MMQ, flash attention on)"),
-    N_("llama.cpp ROCm builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests, issues and kyuz0's Strix "
-       "Halo and R9700 logs; quantised matmul MMQ)"),
+    N_("llama.cpp ROCm builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests, issues, discussions and the "
+       "public logs of kyuz0 and LocalAI-Lab; quantised matmul MMQ)"),
     N_("llama.cpp Metal builds of %(a)s-%(b)s to %(c)s-%(d)s (llama-bench in pull requests, enescingoz/mac-llm-bench "
        "and dotoryeee's blog; flash attention on)"),
     N_("llama.cpp Vulkan builds of %(a)s-%(b)s to %(c)s (llama-bench in pull requests, issues and kyuz0's Strix Halo "
