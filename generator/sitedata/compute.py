@@ -9,7 +9,7 @@ from functools import cache, partial
 from typing import Any, NamedTuple, TypeVar
 
 from ..catalog.schema import Catalog, Gpu
-from ..estimate import estimator, finetune, serving_setup, vllm_support
+from ..estimate import estimator, fidelity, finetune, serving_setup, vllm_support
 from ..estimate.device import DeviceSpec
 from ..estimate.estimator import Estimate, ModelSpec, Request
 from ..estimate.quant import QUANT_INFO, quant_info
@@ -164,12 +164,15 @@ class ModelEstimates:
 
     def candidates(self, model_id: str) -> tuple[str, ...]:
         """Quants tried for a pair's recommendation, best first: the preference list and every other GGUF quant
-        the catalogue publishes for the model that the estimator knows, by nominal bits (the list first at ties)."""
-        listed = preference(self.models[model_id])
+        the catalogue publishes for the model that the estimator knows, the model's own release first (gpt-oss's
+        MXFP4 before a Q5_K_M that re-quantises its other tensors), then by nominal bits (the list first at ties)."""
+        spec = self.models[model_id]
+        listed = preference(spec)
         extra = sorted(q for q in published_quants(self.catalog.models[model_id])
                        if q not in listed and q in QUANT_INFO and QUANT_INFO[q].family == "gguf")
         ranked = [*listed, *extra]
-        return tuple(sorted(ranked, key=lambda q: (-QUANT_INFO[q].nominal_bits, ranked.index(q)))) if extra else listed
+        return tuple(sorted(ranked, key=lambda q: (fidelity.grade(q, spec.native_format) != "native",
+                                                   -QUANT_INFO[q].nominal_bits, ranked.index(q)))) if extra else listed
 
     def pick(self, model_id: str, gpu_id: str) -> PairResult:
         """The recommended setup of one pair with its full estimate."""

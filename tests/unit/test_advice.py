@@ -80,3 +80,18 @@ def test_the_floor_grades_are_the_measured_grades_at_the_floor_then_unmeasured()
     # The finder's grade column and its labels read this tuple; a grade the floor admits must be in it, best first.
     assert set(FLOOR_GRADES[:-1]) == fidelity.AT_FLOOR and FLOOR_GRADES[-1] == "unmeasured"
     assert all(fidelity.grade(q) in FLOOR_GRADES for q in ("Q8_0", "Q4_K_M", "IQ4_XS", "Q4_K_S") if meets_floor(q))
+
+
+def test_a_model_released_in_mxfp4_is_recommended_in_its_own_release_not_a_requantised_k_quant():
+    from pathlib import Path
+
+    from generator.sitedata.compute import ModelEstimates
+
+    # unsloth's gpt-oss Q5_K_M has more nominal bits than MXFP4 but re-quantises the tensors the release keeps in
+    # BF16; ranked by bits alone it came first, and every gpt-oss page told llama.cpp users to download it.
+    site = ModelEstimates(load_catalog(Path("catalog")))
+    assert {"Q5_K_M", "MXFP4_MOE"} <= set(site.candidates("gpt-oss-20b"))
+    assert site.candidates("gpt-oss-20b")[0] == "MXFP4_MOE"
+    assert site.pick("gpt-oss-20b", "rtx-4090").quant == "MXFP4_MOE"
+    assert site.pick("gpt-oss-120b", "h100-sxm").quant == "MXFP4_MOE"
+    assert site.candidates("qwen3-8b")[0] == "Q8_0"  # a BF16 release: the list's order stands
