@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 from ..estimate import bands, cost, fidelity, finetune, kvcache, quant, runtime, speed, verdict
 from ..estimate import constants as fitted
 from .compute import FINETUNE_SEQ_LEN
-from .policy import OLDER_LAUNCH_YEAR
+from .policy import OLDER_LAUNCH_YEAR, READING_TOKENS_PER_S
 
 CALIBRATION_DATE = "2026-09-02"  # newest measurements bundled: llama.cpp pull request 24546 (comment of 2026-09-02)
 
@@ -52,6 +52,7 @@ def prose_figures() -> dict[str, Figure]:
         "finetune_micro_batch": Figure(finetune.MICRO_BATCH),
         "amortisation_months": Figure(cost.DEFAULT_AMORTISATION_MONTHS),
         "older_launch_year": Figure(OLDER_LAUNCH_YEAR, None),
+        "reading_tokens_per_s": Figure(READING_TOKENS_PER_S, 1),
         "host_bandwidth_gbs": Figure(speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9, 1),
     } | {f"kld_{name}": Figure(fidelity.figures()[name].kld, digits) for name, digits in _KLD_DIGITS.items()}
 

@@ -36,6 +36,11 @@ class PairResult:
 # never built for a page, only downloaded where a repository publishes them.
 NEEDS_IMATRIX = frozenset({"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "Q2_K_S"})
 SAME_FILE_TYPE = {"MXFP4": "MXFP4_MOE", "MXFP4_MOE": "MXFP4"}  # gpt-oss files: labelled MXFP4, llama.cpp type MXFP4_MOE
+# Adults read English non-fiction silently at 238 words per minute (Brysbaert 2019, "How many words do we read per
+# minute?", Journal of Memory and Language 109, 104047), and a token is about 3/4 of a word (OpenAI, "What are tokens
+# and how to count them"): 238 / 60 / 0.75 = 5.3 tokens per second. A setup at the quality floor that keeps part of
+# the model in system RAM and still writes faster than that is recommended over one below the floor on the GPU alone.
+READING_TOKENS_PER_S = 238 / 60 / 0.75
 
 
 def published_quants(model: Model) -> frozenset[str]:
@@ -69,22 +74,27 @@ def meets_floor(quant: str, native_format: str = "bf16") -> bool:
 def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True,
               published: Callable[[str], bool] = lambda quant: True) -> PairResult:
     """The best-quality quantization at or above the quality floor that fits and is published, else one to build
-    that fits (never one that needs an importance matrix), then the same for a tight fit; only then one below the
-    floor in the same order; else the smallest that offloads (at the floor and published first); else the
-    smallest."""
+    that fits (never one that needs an importance matrix), then the same for a tight fit; then the smallest at the
+    floor that runs with system-RAM offload, if it writes at reading speed or faster (``READING_TOKENS_PER_S``);
+    only then one below the floor that fits or fits tightly, in the first order; else the smallest that offloads (at
+    the floor and published first); else the smallest."""
     usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried
-    for group in ([t for t in usable if at_floor(t[0])], [t for t in usable if not at_floor(t[0])]):
+    above = [t for t in usable if at_floor(t[0])]
+    below = [t for t in usable if not at_floor(t[0])]
+    offloaded = min((t for t in usable if t[1].verdict == "offload"), default=None,
+                    key=lambda t: (not at_floor(t[0]), not published(t[0]), t[1].total_bytes))
+    readable = (offloaded is not None and at_floor(offloaded[0])
+                and offloaded[1].decode_tokens_per_s >= READING_TOKENS_PER_S)
+    for group, fallback in ((above, offloaded if readable else None), (below, offloaded)):
         for wanted in ("fits", "tight"):
             for ready in (True, False):
                 for quant, estimate in group:
                     if estimate.verdict == wanted and published(quant) == ready:
                         return PairResult(quant, estimate)
-    offloaded = [t for t in usable if t[1].verdict == "offload"]
-    if offloaded:
-        quant, estimate = min(offloaded, key=lambda item: (not at_floor(item[0]), not published(item[0]),
-                                                           item[1].total_bytes))
-    else:  # nothing runs: the smallest, to say how far even that is from fitting
-        quant, estimate = min(usable, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
+        if fallback is not None:
+            return PairResult(*fallback)
+    # nothing runs: the smallest, to say how far even that is from fitting
+    quant, estimate = min(usable, key=lambda item: (RANK[item[1].verdict], item[1].total_bytes))
     return PairResult(quant, estimate)
 
 

@@ -16,7 +16,7 @@ from ..estimate import bands, cost, fidelity, finetune, speed
 from ..estimate.estimator import Estimate, ModelSpec, Verdict
 from ..estimate.verdict import DEFAULT_HOST_RAM_BYTES, on_gpu_verdict
 from ..sitedata import FINETUNE_METHODS, PAGE_CONTEXT_TOKENS, SiteData, matrix_quants
-from ..sitedata.policy import holds, meets_floor
+from ..sitedata.policy import READING_TOKENS_PER_S, holds, meets_floor
 from . import charts, labels, pair_text
 from .common import (
     PROMPT_TOKENS,
@@ -409,6 +409,10 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
     matrix = tuple(row._replace(best_gpu_path=urls.pair(lang.code, key.model, best))
                    for row, best in lang.in_every_language(("matrix", key.model, key.gpu),
                                                             lambda: _matrix(site, key.model, key.gpu)))
+    # A quant below the floor that the GPU would hold alone, where the pick offloads at the floor (policy.recommend).
+    alone = next((row for row in matrix if e.verdict == "offload" and at_floor and not row.at_floor
+                  and row.est.verdict in ("fits", "tight")), None)
+    fits_alone = (alone.quant, _(labels.QUALITY[alone.grade])) if alone else None
     context_rows, context_chart = _context(site, key.model, key.gpu, lang)
     sweep = site.context_sweep(key.model, key.gpu)
     offers = offers_part(site, gpu.id, lang)
@@ -450,10 +454,11 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
         prompt_tokens=PROMPT_TOKENS, quant_grade=grade, quant_at_floor=at_floor, kv_type="f16",
         device_memory_bytes=device.memory_bytes, margin_ratio=margin_ratio,
         utilisation=e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0, offloaded_bytes=offloaded,
-        verdict_reason=pair_text.verdict_reason(e, quant, margin_ratio, offloaded, insight, lang),
+        verdict_reason=pair_text.verdict_reason(e, quant, margin_ratio, offloaded, insight, lang, fits_alone),
         quality_warning=lang._(
-            "Quality: %(grade)s. No quantization graded good or better (Q4_K_M, IQ4_XS and up) fits this GPU, so "
-            "%(quant)s is the best that does.", grade=_(labels.QUALITY[grade]), quant=quant)
+            "Quality: %(grade)s. No quantization graded good or better (Q4_K_M, IQ4_XS and up) fits this GPU or runs "
+            "with system-RAM offload at reading speed (%(reading)s tok/s), so %(quant)s is the best that does.",
+            grade=_(labels.QUALITY[grade]), quant=quant, reading=lang.fmt.sig(READING_TOKENS_PER_S, 2))
         if e.runs and not at_floor else None,
         weights_note=lang._("Weights: the published GGUF file size.") if e.weights_source == "measured" else
         lang._("Weights: computed tensor by tensor from the architecture and llama.cpp's quantization recipe."),

@@ -23,8 +23,10 @@ def finetune_note(lang: Lang, seq_len: int) -> Markup:
         rank=lang.fmt.number(finetune.LORA_RANK), bytes=lang.fmt.number(finetune.full_bytes_per_param())))
 
 
-def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int, insight: Insight, lang: Lang) -> Markup:
-    """Why the verdict is what it is, in one or two sentences."""
+def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int, insight: Insight, lang: Lang,
+                   fits_alone: tuple[str, str] | None = None) -> Markup:
+    """Why the verdict is what it is, in one or two sentences; ``fits_alone``: (quant, grade label) of a quant below
+    the quality floor that would fit the GPU alone, where the pick offloads at the floor instead."""
     fmt = lang.fmt
     need, usable, ctx = fmt.gib(e.total_bytes), fmt.gib(e.usable_bytes), fmt.tokens(PAGE_CONTEXT_TOKENS)
     if e.verdict == "fits":
@@ -35,6 +37,11 @@ def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int,
         text = lang._("%(quant)s at %(ctx)s context fits, but only %(margin)s (%(pct)s) stays free: a longer "
                          "context or a second sequence will not fit.", quant=quant, ctx=ctx,
                          margin=fmt.gib(e.margin_bytes), pct=fmt.percent(margin_ratio))
+    elif e.verdict == "offload" and fits_alone:
+        text = lang._("At %(quant)s the model needs %(need)s but the GPU offers %(usable)s: %(offloaded)s stay in "
+                         "system RAM, and decoding still runs faster than people read. %(below)s (%(grade)s) would fit "
+                         "the GPU alone.", quant=quant, need=need, usable=usable, offloaded=fmt.gib(offloaded),
+                         below=fits_alone[0], grade=fits_alone[1])
     elif e.verdict == "offload":
         text = lang._("Even at %(quant)s the model needs %(need)s but the GPU offers %(usable)s: %(offloaded)s stay "
                          "in system RAM and slow decoding.", quant=quant, need=need, usable=usable,

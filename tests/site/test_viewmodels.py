@@ -104,3 +104,19 @@ def test_only_the_url_module_writes_site_paths() -> None:
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                  if pattern.search(line) and ".yaml" not in line]  # catalogue files, not site paths
     assert not offenders, offenders
+
+
+def test_an_offload_pick_at_the_floor_names_the_heavier_loss_quant_the_gpu_would_hold_alone() -> None:
+    from generator.estimate.estimator import Estimate
+    from generator.views.insight import Insight
+
+    fields = {name: 0 for name in Estimate._fields}
+    fields.update(verdict="offload", total_bytes=16 * 2**30, usable_bytes=12 * 2**30, decode_tokens_per_s=82.0,
+                  assumptions=())
+    e = Estimate(**fields)
+    insight = Insight(None, None, 0, None, True, 1.0, None, None, False)
+    chosen = str(pair_text.verdict_reason(e, "IQ4_XS", 0.0, 4 * 2**30, insight, _english(), ("Q2_K", "heavy loss")))
+    assert "4.00\u00a0GiB stay in system RAM" in chosen and "Q2_K (heavy loss) would fit the GPU alone" in chosen
+    assert "Even at" not in chosen  # a smaller quant does fit: "even" would say it does not
+    forced = str(pair_text.verdict_reason(e, "IQ4_XS", 0.0, 4 * 2**30, insight, _english()))
+    assert forced.startswith("Even at IQ4_XS")

@@ -1,4 +1,5 @@
-"""The recommendation policy: the best quality at or above the floor that fits; below it only when nothing fits."""
+"""The recommendation policy: the best quality at or above the floor that fits, else at it with offload at reading
+speed; below it only when neither runs."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ from types import SimpleNamespace
 
 from generator.estimate import fidelity
 from generator.sitedata import recommend
+from generator.sitedata.policy import READING_TOKENS_PER_S
 
 
-def _tried(*rows: tuple[str, str, int]) -> list:
-    return [(quant, SimpleNamespace(verdict=verdict, total_bytes=size)) for quant, verdict, size in rows]
+def _tried(*rows: tuple) -> list:
+    """(quant, verdict, size[, decode tok/s]) rows as recommend's (quant, estimate) pairs."""
+    return [(quant, SimpleNamespace(verdict=verdict, total_bytes=size, decode_tokens_per_s=speed[0] if speed else 1.0))
+            for quant, verdict, size, *speed in rows]
 
 
 def test_an_at_floor_quant_that_fits_tightly_beats_a_below_floor_one_with_margin():
@@ -18,9 +22,23 @@ def test_an_at_floor_quant_that_fits_tightly_beats_a_below_floor_one_with_margin
     assert recommend(tried).quant == "Q3_K_M"  # without a floor: the best quality that fits with margin
 
 
-def test_below_the_floor_only_when_nothing_at_it_fits():
-    tried = _tried(("Q4_K_M", "offload", 20), ("IQ4_XS", "offload", 19), ("Q2_K", "tight", 12), ("IQ1_S", "fits", 8))
+def test_below_the_floor_only_when_nothing_at_it_fits_or_offloads_at_reading_speed():
+    tried = _tried(("Q4_K_M", "offload", 20, 3.0), ("IQ4_XS", "offload", 19, 5.2), ("Q2_K", "tight", 12),
+                   ("IQ1_S", "fits", 8))
+    assert READING_TOKENS_PER_S > 5.2  # 238 words a minute at 3/4 of a word per token: 5.29 tokens a second
     assert recommend(tried, fidelity.at_floor).quant == "IQ1_S"
+
+
+def test_at_the_floor_with_offload_at_reading_speed_beats_a_heavy_loss_quant_on_the_gpu_alone():
+    # Qwen3 30B-A3B on a 12 GB card: IQ4_XS keeps a few experts in system RAM and still runs at 82 tok/s; Q2_K
+    # fits the card alone, at heavy loss.
+    tried = _tried(("Q8_0", "offload", 31, 40.0), ("Q4_K_M", "offload", 19, 72.0), ("IQ4_XS", "offload", 17, 82.0),
+                   ("Q2_K", "tight", 12, 129.0), ("IQ1_S", "fits", 7, 157.0))
+    assert recommend(tried, fidelity.at_floor).quant == "IQ4_XS"  # the smallest at the floor, as any offload pick
+    slow = _tried(("IQ4_XS", "offload", 17, READING_TOKENS_PER_S), ("Q2_K", "tight", 12, 129.0))
+    assert recommend(slow, fidelity.at_floor).quant == "IQ4_XS"
+    fitting = _tried(("Q4_K_M", "offload", 19, 72.0), ("IQ4_XS", "tight", 17, 82.0))
+    assert recommend(fitting, fidelity.at_floor).quant == "IQ4_XS"  # a fit at the floor still comes first
 
 
 def test_offload_prefers_the_smallest_at_floor_quant():
