@@ -237,27 +237,40 @@ class ServingPlan:
     step_overhead_s: float = 0.0  # the engine's fitted fixed cost per step (scheduling, sampling, launches)
 
 
-def page_precisions(model: estimator.ModelSpec, device: DeviceSpec) -> tuple[str, ...]:
+def page_precisions(model: estimator.ModelSpec, device: DeviceSpec,
+                    published: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """Precisions a page tries, in order, each only where vLLM's kernels run it on the GPU (``vllm_support``): a
     checkpoint released in FP8 or MXFP4 at that precision alone (vLLM loads it as published, with no BF16 fallback);
-    a 16-bit checkpoint at FP8 (vLLM quantizes on load; W8A8 needs FP8 tensor cores, a catalogued FP8 rate), then
-    BF16. NVFP4 and AWQ need third-party checkpoints the catalogue does not list, so pages leave them to the CLI."""
+    a 16-bit checkpoint at FP8 (W8A8 needs FP8 tensor cores, a catalogued FP8 rate) from a published FP8 checkpoint
+    (``published``: the precisions of the model's catalogued checkpoints) or else quantized on load, which needs the
+    16-bit weights to fit first (``loads_at_16_bit``), then BF16. NVFP4 and AWQ need third-party checkpoints the pages
+    leave to the CLI."""
     moe = model.architecture.n_experts > 0
     native = {"fp8": "FP8", "mxfp4": "MXFP4"}.get(model.native_format)
     if native is not None:
         return (native,) if vllm_support.runs_format(native, device, moe) else ()
-    fp8 = ("FP8",) if device.fp8_flops is not None and vllm_support.runs_format("FP8", device, moe) else ()
-    return fp8 + (("BF16",) if vllm_support.runs_format("BF16", device, moe) else ())
+    fp8 = (device.fp8_flops is not None and vllm_support.runs_format("FP8", device, moe)
+           and ("FP8" in published or loads_at_16_bit(model, device)))
+    return (("FP8",) if fp8 else ()) + (("BF16",) if vllm_support.runs_format("BF16", device, moe) else ())
+
+
+def loads_at_16_bit(model: estimator.ModelSpec, device: DeviceSpec) -> bool:
+    """Whether the model's 16-bit weights fit the share of the GPUs' memory vLLM may use: its on-load FP8
+    quantization "loads the model at original precision before quantizing down to 8-bits, so you need enough memory
+    to load the whole model" (vLLM docs/features/quantization/fp8.md, Online Dynamic Quantization)."""
+    p = estimator._prepare(model, PRECISIONS["BF16"], "vllm", "f16", device.backend, device.count,
+                           "tensor" if device.count > 1 else "layer")
+    return p.weights_gpu_bytes <= VLLM_GPU_MEMORY_UTILIZATION * device.memory_bytes
 
 
 def page_plan(model: estimator.ModelSpec, devices: tuple[DeviceSpec, ...], engine: str = "vllm",
               prompt: int = PAGE_PROMPT_TOKENS, output: int = PAGE_OUTPUT_TOKENS,
-              min_context: int = 0) -> ServingPlan | None:
+              min_context: int = 0, published: frozenset[str] = frozenset()) -> ServingPlan | None:
     """The fewest GPUs (``devices``: one GPU model at increasing counts) and the first page precision that serve
     ``model`` and hold one request of ``min_context`` tokens in the KV cache (the page's context), with its curve and
-    operating point; None when no count runs it."""
+    operating point; None when no count runs it. ``published``: see ``page_precisions``."""
     for device in devices:
-        for precision in page_precisions(model, device):
+        for precision in page_precisions(model, device, published):
             try:
                 s = setup(model, device, engine, precision, prompt, output)
                 if min_context > prompt + output:

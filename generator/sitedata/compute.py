@@ -269,14 +269,17 @@ class ModelEstimates:
         as a second row (what a larger tensor-parallel group gains and costs), where the GPUs connect in one box."""
         gpu, spec = self.catalog.gpus[gpu_id], self.models[model_id]
         context = min(PAGE_CONTEXT_TOKENS, spec.context_length)
+        published = frozenset(c.quant for c in self.catalog.models[model_id].checkpoints)
         counts = gpu_counts(gpu)
         for i, count in enumerate(counts):
-            plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),), min_context=context)
+            plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),), min_context=context,
+                                           published=published)
             if plan is None:
                 continue
             larger = None
             if i + 1 < len(counts):
-                larger = serving_setup.page_plan(spec, (device_spec(gpu, counts[i + 1], "tensor"),), min_context=context)
+                larger = serving_setup.page_plan(spec, (device_spec(gpu, counts[i + 1], "tensor"),),
+                                                 min_context=context, published=published)
             return ServingOptions(plan, larger)
         return ServingOptions(None, None)
 

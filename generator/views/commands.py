@@ -51,14 +51,16 @@ def served_repo(model: Model, repo: str) -> str:
 
 
 def serving_checkpoint(model: Model, precision: str) -> tuple[str, bool]:
-    """(the repository a serving command loads, whether it quantizes to FP8 on load): the chat release's own FP8
-    release (``<chat repo>-FP8``, catalogued) where the plan serves FP8, else the chat release itself."""
+    """(the repository a serving command loads, whether it quantizes to FP8 on load): where the plan serves FP8, the
+    chat release's own FP8 release (``<chat repo>-FP8``), else another catalogued FP8 checkpoint (NVIDIA's, Red Hat's:
+    no 16-bit download, and it loads where the 16-bit weights would not fit), else the chat release quantized on
+    load; at other precisions the chat release itself."""
     repo = chat_repo(model)
     if precision != "FP8" or native_format(model.config) == "fp8":
         return repo, False
-    released = f"{repo}-FP8"
-    if any(c.repo == released and c.quant == "FP8" for c in model.checkpoints):
-        return released, False
+    released = [c.repo for c in model.checkpoints if c.quant == "FP8"]
+    if released:
+        return (f"{repo}-FP8" if f"{repo}-FP8" in released else released[0]), False
     return repo, True
 
 

@@ -76,12 +76,15 @@ def test_hugging_face_tags_follow_the_file_names_and_ollama_pulls_only_known_sin
         assert commands.ollama(model, "Q4_K_M", 70_000_000_000, 8192, "f16") is None
 
 
-def test_fp8_serving_loads_the_chat_release_s_own_fp8_checkpoint_where_catalogued(llama):
-    """An official ``<chat repo>-FP8`` release is served as it is; without one (or another organisation's) vLLM
-    quantizes the chat release on load."""
+def test_fp8_serving_loads_a_catalogued_fp8_checkpoint_before_quantizing_on_load(llama):
+    """An official ``<chat repo>-FP8`` release is served as it is, else another catalogued FP8 checkpoint (vLLM's
+    on-load quantization first loads the 16-bit weights whole, which one GPU may not hold); only without either does
+    vLLM quantize the chat release on load."""
     repo = commands.chat_repo(llama)
     own = SimpleNamespace(repo=f"{repo}-FP8", quant="FP8")
     other = SimpleNamespace(repo="nvidia/Llama-3.1-8B-Instruct-FP8", quant="FP8")
+    nvfp4 = SimpleNamespace(repo="nvidia/Llama-3.1-8B-Instruct-NVFP4", quant="NVFP4")
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other, own]}), "FP8") == (f"{repo}-FP8", False)
-    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other]}), "FP8") == (repo, True)
+    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [nvfp4, other]}), "FP8") == (other.repo, False)
+    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [nvfp4]}), "FP8") == (repo, True)
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [own]}), "BF16") == (repo, False)

@@ -93,3 +93,17 @@ def test_an_fp8_format_the_catalogue_leaves_undecided_is_not_blamed_on_vllms_doc
     assert split_by_support(candidates, ada_without_rate, moe=True) == ([("org/m", "BF16")], ())
     turing = _nvidia(catalog, dt.date(2018, 9, 20), None)
     assert split_by_support(candidates, turing, moe=True) == ([("org/m", "BF16")], ("FP8",))
+
+
+def test_fp8_quantized_on_load_needs_the_16_bit_weights_to_fit_first():
+    from pathlib import Path
+
+    real = load_catalog(Path("catalog"))
+    llama, h100 = model_spec(real.models["llama-3.3-70b"]), real.gpus["h100-sxm"]
+    one, two = device_spec(h100), device_spec(h100, 2, "tensor")
+    # 141 GB of BF16 weights: vLLM loads them whole before quantizing, so one 80 GB H100 serves FP8 only from a
+    # published FP8 checkpoint (the plan then serves it: commands.serving_checkpoint); two hold the 16-bit load.
+    assert serving_setup.page_precisions(llama, one) == ("BF16",)
+    assert serving_setup.page_precisions(llama, one, frozenset({"FP8"})) == ("FP8", "BF16")
+    assert serving_setup.page_precisions(llama, two) == ("FP8", "BF16")
+    assert not serving_setup.loads_at_16_bit(llama, one) and serving_setup.loads_at_16_bit(llama, two)
