@@ -29,6 +29,10 @@ The catalogue has no compute-capability field, so the rule reads sourced GPU fac
   (``device.pre_ampere``'s date rule); an unknown launch date is undecided and gets none.
 * BF16 runs on every CUDA and ROCm GPU vLLM supports (it casts to FP16 where BF16 is missing).
 Anything else (NVFP4, formats not listed here, Metal, Vulkan, SYCL) is not printed.
+* NVIDIA's quantized checkpoints are made with its TensorRT Model Optimizer (their model cards, e.g.
+  huggingface.co/nvidia/Llama-3.1-405B-Instruct-FP8: "quantized with TensorRT Model Optimizer", supported hardware
+  NVIDIA Blackwell, Hopper, Lovelace), whose format (quant_method "modelopt") vLLM's ROCm platform does not list
+  (vllm/platforms/rocm.py, ``supported_quantization``): AMD pages never load them.
 """
 
 from __future__ import annotations
@@ -41,10 +45,12 @@ READ = "2026-12-01"
 # Catalogued AMD GPUs of the LLVM targets vLLM's ROCm build lists (gfx90a, gfx942, gfx950, gfx1100/1101,
 # gfx1200/1201, gfx1151); RX 6800 XT / 6900 XT (gfx1030) are not among them.
 VLLM_ROCM = ("mi210", "mi250x", "mi300x", "mi325x", "mi355x", "radeon-pro-w7900", "rx-7800-xt", "rx-7900-gre",
-             "rx-7900-xt", "rx-7900-xtx", "radeon-ai-pro-r9700", "ryzen-ai-max-395-128gb")
+             "rx-7900-xt", "rx-7900-xtx", "radeon-ai-pro-r9700", "ryzen-ai-max-395-128gb", "rx-9070-xt", "rx-9070",
+             "rx-9060-xt-16gb")
 # AMD parts the gpt-oss recipe names for MXFP4 (catalogue ids).
 MXFP4_AMD = ("mi300x", "mi325x", "mi355x", "radeon-ai-pro-r9700")
 VLLM_BACKENDS = ("cuda", "rocm")
+MODELOPT_ORGS = ("nvidia",)  # Hugging Face organisations whose quantized checkpoints are Model Optimizer ones
 
 
 def runs_on(device: DeviceSpec) -> bool:
@@ -70,11 +76,17 @@ def runs_format(quant: str, device: DeviceSpec, moe: bool) -> bool:
     return False
 
 
+def loads_checkpoint(repo: str, quant: str, backend: str) -> bool:
+    """Whether vLLM on ``backend`` loads this repository's quantization method (see above: not NVIDIA's Model
+    Optimizer checkpoints on ROCm); the format itself is ``runs_format``'s question."""
+    return backend != "rocm" or quant == "BF16" or repo.split("/")[0] not in MODELOPT_ORGS
+
+
 def split_by_support(candidates: list[tuple[str, str]], device: DeviceSpec, moe: bool
                      ) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
     """(repo, quant) checkpoints vLLM runs on ``device``, in order, and the formats of those its documentation rules
     out there (not those the catalogue leaves undecided)."""
-    runnable = [c for c in candidates if runs_format(c[1], device, moe)]
+    runnable = [c for c in candidates if runs_format(c[1], device, moe) and loads_checkpoint(*c, device.backend)]
     skipped = tuple(dict.fromkeys(q for _, q in candidates
                                   if not runs_format(q, device, moe) and not _undecided(q, device)))
     return runnable, skipped

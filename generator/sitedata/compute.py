@@ -269,7 +269,8 @@ class ModelEstimates:
         as a second row (what a larger tensor-parallel group gains and costs), where the GPUs connect in one box."""
         gpu, spec = self.catalog.gpus[gpu_id], self.models[model_id]
         context = min(PAGE_CONTEXT_TOKENS, spec.context_length)
-        published = frozenset(c.quant for c in self.catalog.models[model_id].checkpoints)
+        published = frozenset(c.quant for c in self.catalog.models[model_id].checkpoints
+                              if vllm_support.loads_checkpoint(c.repo, c.quant, self.devices[gpu_id].backend))
         counts = gpu_counts(gpu)
         for i, count in enumerate(counts):
             plan = serving_setup.page_plan(spec, (device_spec(gpu, count, "tensor"),), min_context=context,

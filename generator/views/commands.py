@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..catalog.schema import Gpu, Model
-from ..estimate import engines
+from ..estimate import engines, vllm_support
 from ..estimate.estimator import Estimate, native_format
 from ..estimate.quant import quant_info
 from ..estimate.serving_setup import ServingPlan
@@ -50,15 +50,16 @@ def served_repo(model: Model, repo: str) -> str:
     return chat_repo(model) if repo == model.hf_repo else repo
 
 
-def serving_checkpoint(model: Model, precision: str) -> tuple[str, bool]:
+def serving_checkpoint(model: Model, precision: str, backend: str = "cuda") -> tuple[str, bool]:
     """(the repository a serving command loads, whether it quantizes to FP8 on load): where the plan serves FP8, the
-    chat release's own FP8 release (``<chat repo>-FP8``), else another catalogued FP8 checkpoint (NVIDIA's, Red Hat's:
-    no 16-bit download, and it loads where the 16-bit weights would not fit), else the chat release quantized on
-    load; at other precisions the chat release itself."""
+    chat release's own FP8 release (``<chat repo>-FP8``), else another catalogued FP8 checkpoint vLLM loads on
+    ``backend`` (NVIDIA's, Red Hat's: no 16-bit download, and it loads where the 16-bit weights would not fit), else
+    the chat release quantized on load; at other precisions the chat release itself."""
     repo = chat_repo(model)
     if precision != "FP8" or native_format(model.config) == "fp8":
         return repo, False
-    released = [c.repo for c in model.checkpoints if c.quant == "FP8"]
+    released = [c.repo for c in model.checkpoints
+                if c.quant == "FP8" and vllm_support.loads_checkpoint(c.repo, c.quant, backend)]
     if released:
         return (f"{repo}-FP8" if f"{repo}-FP8" in released else released[0]), False
     return repo, True
@@ -198,7 +199,7 @@ def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int,
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    repo, on_load = serving_checkpoint(model, plan.precision)
+    repo, on_load = serving_checkpoint(model, plan.precision, "cuda" if "cuda" in gpu.backends else "rocm")
     quantize = " --quantization fp8" if on_load else ""
     kv = " --kv-cache-dtype fp8" if plan.kv_type == "fp8" else ""
     login = LOGIN if is_gated(model, repo) else ""
@@ -218,7 +219,7 @@ def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: in
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    repo, on_load = serving_checkpoint(model, plan.precision)
+    repo, on_load = serving_checkpoint(model, plan.precision, "cuda" if "cuda" in gpu.backends else "rocm")
     quantize = " --quantization fp8" if on_load else ""
     kv = f" --kv-cache-dtype {SGLANG_FP8_KV}" if plan.kv_type == "fp8" else ""
     login = LOGIN if is_gated(model, repo) else ""

@@ -87,4 +87,6 @@ def test_fp8_serving_loads_a_catalogued_fp8_checkpoint_before_quantizing_on_load
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other, own]}), "FP8") == (f"{repo}-FP8", False)
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [nvfp4, other]}), "FP8") == (other.repo, False)
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [nvfp4]}), "FP8") == (repo, True)
+    # on ROCm, NVIDIA's Model Optimizer checkpoint does not load: quantize the chat release on load instead
+    assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other]}), "FP8", "rocm") == (repo, True)
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [own]}), "BF16") == (repo, False)

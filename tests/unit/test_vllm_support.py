@@ -107,3 +107,22 @@ def test_fp8_quantized_on_load_needs_the_16_bit_weights_to_fit_first():
     assert serving_setup.page_precisions(llama, one, frozenset({"FP8"})) == ("FP8", "BF16")
     assert serving_setup.page_precisions(llama, two) == ("FP8", "BF16")
     assert not serving_setup.loads_at_16_bit(llama, one) and serving_setup.loads_at_16_bit(llama, two)
+
+
+def test_amd_gpus_never_load_nvidia_model_optimizer_checkpoints():
+    from generator.estimate.vllm_support import loads_checkpoint
+
+    assert loads_checkpoint("nvidia/Llama-3.3-70B-Instruct-FP8", "FP8", "cuda")
+    assert not loads_checkpoint("nvidia/Llama-3.3-70B-Instruct-FP8", "FP8", "rocm")  # modelopt: not on ROCm
+    assert loads_checkpoint("RedHatAI/gemma-4-31B-it-FP8-dynamic", "FP8", "rocm")  # compressed-tensors
+    assert loads_checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "BF16", "rocm")  # not quantized
+
+
+def test_vllm_runs_on_the_rdna4_radeon_cards_its_installation_page_names(catalog):
+    from pathlib import Path
+
+    from generator.estimate.vllm_support import runs_on
+
+    real = load_catalog(Path("catalog"))
+    assert all(runs_on(device_spec(real.gpus[g])) for g in ("rx-9070-xt", "rx-9070", "rx-9060-xt-16gb"))
+    assert not runs_on(device_spec(real.gpus["rx-6800-xt"]))  # gfx1030: not in vLLM's list
