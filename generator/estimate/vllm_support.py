@@ -28,11 +28,11 @@ The catalogue has no compute-capability field, so the rule reads sourced GPU fac
 * Marlin and MXFP4 on NVIDIA need Ampere (SM 8.0) or newer: an NVIDIA part launched on or after the A100
   (``device.pre_ampere``'s date rule); an unknown launch date is undecided and gets none.
 * BF16 runs on every CUDA and ROCm GPU vLLM supports (it casts to FP16 where BF16 is missing).
-Anything else (NVFP4, formats not listed here, Metal, Vulkan, SYCL) is not printed.
 * NVIDIA's quantized checkpoints are made with its TensorRT Model Optimizer (their model cards, e.g.
   huggingface.co/nvidia/Llama-3.1-405B-Instruct-FP8: "quantized with TensorRT Model Optimizer", supported hardware
   NVIDIA Blackwell, Hopper, Lovelace), whose format (quant_method "modelopt") vLLM's ROCm platform does not list
   (vllm/platforms/rocm.py, ``supported_quantization``): AMD pages never load them.
+Anything else (NVFP4, formats not listed here, Metal, Vulkan, SYCL) is not printed.
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int,
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    repo, on_load = serving_checkpoint(model, plan.precision, "cuda" if "cuda" in gpu.backends else "rocm")
+    repo, on_load = serving_checkpoint(model, plan.precision, gpu.backends[0])  # the plan's backend (device_spec)
     quantize = " --quantization fp8" if on_load else ""
     kv = " --kv-cache-dtype fp8" if plan.kv_type == "fp8" else ""
     login = LOGIN if is_gated(model, repo) else ""
@@ -219,7 +219,7 @@ def sglang_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: in
     if "cuda" not in gpu.backends and "rocm" not in gpu.backends:
         return None
     seqs = plan.operating.concurrency if plan.operating else plan.max_concurrency
-    repo, on_load = serving_checkpoint(model, plan.precision, "cuda" if "cuda" in gpu.backends else "rocm")
+    repo, on_load = serving_checkpoint(model, plan.precision, gpu.backends[0])  # the plan's backend (device_spec)
     quantize = " --quantization fp8" if on_load else ""
     kv = f" --kv-cache-dtype {SGLANG_FP8_KV}" if plan.kv_type == "fp8" else ""
     login = LOGIN if is_gated(model, repo) else ""

@@ -410,8 +410,8 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
                    for row, best in lang.in_every_language(("matrix", key.model, key.gpu),
                                                             lambda: _matrix(site, key.model, key.gpu)))
     # A quant below the floor that the GPU would hold alone, where the pick offloads at the floor (policy.recommend).
-    alone = next((row for row in matrix if e.verdict == "offload" and at_floor and not row.at_floor
-                  and row.est.verdict in ("fits", "tight")), None)
+    alone = next((row for row in matrix if not row.at_floor and row.est.verdict in ("fits", "tight")),
+                 None) if e.verdict == "offload" and at_floor else None
     fits_alone = (alone.quant, _(labels.QUALITY[alone.grade])) if alone else None
     context_rows, context_chart = _context(site, key.model, key.gpu, lang)
     sweep = site.context_sweep(key.model, key.gpu)
