@@ -73,11 +73,12 @@ def meets_floor(quant: str, native_format: str = "bf16") -> bool:
 
 def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True,
               published: Callable[[str], bool] = lambda quant: True) -> PairResult:
-    """The best-quality quantization at or above the quality floor that fits and is published, else one to build
-    that fits (never one that needs an importance matrix), then the same for a tight fit; then the smallest at the
-    floor that runs with system-RAM offload, if it writes at reading speed or faster (``READING_TOKENS_PER_S``);
-    only then one below the floor that fits or fits tightly, in the first order; else the smallest that offloads (at
-    the floor and published first); else the smallest."""
+    """The best-quality quantization at or above the quality floor that is published and fits, else one published
+    that fits tightly (downloading a ready file beats converting the 16-bit checkpoint), then the same for one to
+    build (never one that needs an importance matrix); then the smallest at the floor that runs with system-RAM
+    offload, if it writes at reading speed or faster (``READING_TOKENS_PER_S``); only then one below the floor that
+    fits or fits tightly, in the first order; else the smallest that offloads (at the floor and published first);
+    else the smallest."""
     usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried
     above = [t for t in usable if at_floor(t[0])]
     below = [t for t in usable if not at_floor(t[0])]
@@ -86,8 +87,8 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
     readable = (offloaded is not None and at_floor(offloaded[0])
                 and offloaded[1].decode_tokens_per_s >= READING_TOKENS_PER_S)
     for group, fallback in ((above, offloaded if readable else None), (below, offloaded)):
-        for wanted in ("fits", "tight"):
-            for ready in (True, False):
+        for ready in (True, False):
+            for wanted in ("fits", "tight"):
                 for quant, estimate in group:
                     if estimate.verdict == wanted and published(quant) == ready:
                         return PairResult(quant, estimate)

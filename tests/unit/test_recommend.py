@@ -61,6 +61,12 @@ def test_building_at_the_floor_beats_a_published_quant_below_it():
     assert recommend(tried, fidelity.at_floor, {"Q2_K"}.__contains__).quant == "Q4_K_M"
 
 
+def test_a_published_tight_fit_beats_a_fit_with_margin_that_would_have_to_be_built():
+    tried = _tried(("Q8_0", "no_fit", 30), ("Q4_K_M", "tight", 20), ("IQ4_XS", "fits", 18))
+    assert recommend(tried, fidelity.at_floor, {"Q4_K_M"}.__contains__).quant == "Q4_K_M"
+    assert recommend(tried, fidelity.at_floor, lambda quant: False).quant == "IQ4_XS"  # nothing published: margin
+
+
 def test_a_published_fit_with_margin_beats_a_published_tight_fit_of_better_quality():
     tried = _tried(("Q8_0", "tight", 30), ("Q4_K_M", "fits", 20))
     assert recommend(tried, fidelity.at_floor, {"Q8_0", "Q4_K_M"}.__contains__).quant == "Q4_K_M"
