@@ -179,7 +179,8 @@ class ModelEstimates:
         def choose() -> PairResult:
             model, ready = self.models[model_id], published_quants(self.catalog.models[model_id])
             quant = recommend([(q, self.quant_estimate(model_id, gpu_id, q)) for q in self.candidates(model_id)],
-                              lambda q: meets_floor(q, model.native_format), ready.__contains__).quant
+                              lambda q: meets_floor(q, model.native_format), ready.__contains__,
+                              lambda q: fidelity.grade(q, model.native_format) == "native").quant
             return PairResult(quant, self._estimate(model_id, gpu_id, quant, PAGE_CONTEXT_TOKENS, limits=True))
         return self.from_store(self.keys.pair(model_id, gpu_id, "pick"), choose)
 

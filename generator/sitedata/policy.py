@@ -72,18 +72,20 @@ def meets_floor(quant: str, native_format: str = "bf16") -> bool:
 
 
 def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool] = lambda quant: True,
-              published: Callable[[str], bool] = lambda quant: True) -> PairResult:
+              published: Callable[[str], bool] = lambda quant: True,
+              native: Callable[[str], bool] = lambda quant: False) -> PairResult:
     """The best-quality quantization at or above the quality floor that is published and fits, else one published
     that fits tightly (downloading a ready file beats converting the 16-bit checkpoint), then the same for one to
     build (never one that needs an importance matrix); then the smallest at the floor that runs with system-RAM
     offload, if it writes at reading speed or faster (``READING_TOKENS_PER_S``); only then one below the floor that
     fits or fits tightly, in the first order; else the smallest that offloads (at the floor and published first);
-    else the smallest."""
+    else the smallest. Offloaded, the model's own release (``native``: gpt-oss's MXFP4) comes before the smaller
+    files at the floor, as it does among those that fit: a re-quantised file of about its size gains little."""
     usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried
     above = [t for t in usable if at_floor(t[0])]
     below = [t for t in usable if not at_floor(t[0])]
     offloaded = min((t for t in usable if t[1].verdict == "offload"), default=None,
-                    key=lambda t: (not at_floor(t[0]), not published(t[0]), t[1].total_bytes))
+                    key=lambda t: (not at_floor(t[0]), not published(t[0]), not native(t[0]), t[1].total_bytes))
     readable = (offloaded is not None and at_floor(offloaded[0])
                 and offloaded[1].decode_tokens_per_s >= READING_TOKENS_PER_S)
     for group, fallback in ((above, offloaded if readable else None), (below, offloaded)):

@@ -41,6 +41,14 @@ def test_at_the_floor_with_offload_at_reading_speed_beats_a_heavy_loss_quant_on_
     assert recommend(fitting, fidelity.at_floor).quant == "IQ4_XS"  # a fit at the floor still comes first
 
 
+def test_offload_keeps_the_models_own_release_before_a_slightly_smaller_requantised_file():
+    tried = _tried(("MXFP4_MOE", "offload", 61, 40.0), ("Q4_K_M", "offload", 59, 41.0), ("Q2_K", "tight", 22))
+    native, floor = {"MXFP4_MOE"}.__contains__, {"MXFP4_MOE", "Q4_K_M"}.__contains__
+    assert recommend(tried, floor, lambda quant: True, native).quant == "MXFP4_MOE"
+    assert recommend(tried, floor).quant == "Q4_K_M"  # without the release known: the smallest
+    assert recommend(tried, floor, {"Q4_K_M"}.__contains__, native).quant == "Q4_K_M"  # published first
+
+
 def test_offload_prefers_the_smallest_at_floor_quant():
     tried = _tried(("Q4_K_M", "offload", 20), ("IQ4_XS", "offload", 19), ("Q2_K", "offload", 12), ("IQ1_S", "no_fit", 8))
     assert recommend(tried, fidelity.at_floor).quant == "IQ4_XS"
