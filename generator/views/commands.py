@@ -166,29 +166,48 @@ def vllm(model: Model, setup: VllmSetup | None, gpu: Gpu, context_tokens: int, k
 
 
 def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_type: str) -> Command | None:
-    """``ollama run`` of a library tag with this quant, else of a catalogued single-file GGUF with it (Ollama pulls
+    """``ollama run`` of a library tag with this quant (one whose name states it first: a bare tag such as
+    ``qwen3:235b`` can be moved to other weights), else of a catalogued single-file GGUF with it (Ollama pulls
     ``hf.co/<repo>:<quant>``; it cannot pull split files), else of the largest published single file no larger than
-    this quant's (another quantization, said so), else of a library tag with another or an unrecorded quant and no
-    larger file."""
+    this quant's (another quantization, said so), else of the best library tag no larger (``_no_larger``, said so);
+    else a note that nothing Ollama pulls is that small, where the model has tags or single files at all."""
     env = f"OLLAMA_CONTEXT_LENGTH={context_tokens} OLLAMA_FLASH_ATTENTION=1 {OLLAMA_KV.get(kv_type, '')}"
-    tags = [t.tag for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
-    if tags:
-        return Command("Ollama", f"{env}ollama serve &\nollama run {tags[0]}", serves=quant)
+    same = [t for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
+    if same:
+        tag = min(same, key=lambda t: not _names_quant(t.tag, quant))
+        return Command("Ollama", f"{env}ollama serve &\nollama run {tag.tag}", serves=quant)
     # a recorded single file only: a quant recorded without its file name may be split
     files = [(f.size_bytes, repo.repo, f.quant) for repo in model.gguf for f in repo.files
              if f.file and not SPLIT.search(f.file)]
-    same = [f for f in files if f[2] == quant]
+    same_files = [f for f in files if f[2] == quant]
     smaller = sorted((f for f in files if f[0] is not None and f[0] <= file_bytes), key=lambda f: (f[0], f[1], f[2]))
-    if same or smaller:
-        size, repo, served = (same or smaller)[-1]
+    if same_files or smaller:
+        size, repo, served = (same_files or smaller)[-1]
         return Command("Ollama", f"{env}ollama serve &\nollama run hf.co/{repo}:{hf_tag(served)}",
                        None if served == quant else "ollama_smaller_quant", served, size)
-    fitting = [t for t in model.ollama if t.size_bytes is None or t.size_bytes <= file_bytes]
+    fitting = [t for t in model.ollama if _no_larger(t.quant, t.size_bytes, quant, file_bytes)]
     if fitting:
-        tag = fitting[0]
+        tag = max(fitting, key=lambda t: (quant_info(t.quant).nominal_bits if t.quant else 0.0,
+                                          _names_quant(t.tag, t.quant)))
         return Command("Ollama", f"{env}ollama serve &\nollama run {tag.tag}",
                        "ollama_other_quant" if tag.quant else "ollama_quant_unknown", tag.quant, tag.size_bytes)
-    return None
+    return Command("Ollama", "", "ollama_none") if model.ollama or files else None
+
+
+def _names_quant(tag: str, quant: str | None) -> bool:
+    """Whether an Ollama tag's name states its quantization (``qwen3:14b-q4_K_M``; F16 is written ``fp16``)."""
+    name = tag.split(":", 1)[1].lower()
+    return quant is not None and (quant.lower() in name or (quant == "F16" and "fp16" in name))
+
+
+def _no_larger(tag_quant: str | None, tag_bytes: int | None, quant: str, file_bytes: int) -> bool:
+    """Whether a library tag is no larger than the page's file: by its recorded size, else by its quantization's
+    bits per weight; a tag with neither recorded passes (its command says the quant is not recorded)."""
+    if tag_bytes is not None:
+        return tag_bytes <= file_bytes
+    if tag_quant is not None:
+        return quant_info(tag_quant).nominal_bits <= quant_info(quant).nominal_bits
+    return True
 
 
 def vllm_serving(model: Model, gpu: Gpu, plan: ServingPlan, context_tokens: int, utilisation: float) -> Command | None:

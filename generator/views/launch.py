@@ -57,6 +57,9 @@ def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang,
     if remark == "ollama_other_quant":
         return lang._("This Ollama tag ships %(served)s, not the %(quant)s recommended here.", served=serves,
                          quant=quant)
+    if remark == "ollama_none":
+        return lang._("Ollama pulls library tags and single-file GGUFs only, and none of those in our catalogue is "
+                         "as small as the %(quant)s recommended here, so there is no Ollama command.", quant=quant)
     if remark == "ollama_quant_unknown":
         return lang._("Our catalogue does not record which quantization this Ollama tag ships.")
     if remark == "serving":

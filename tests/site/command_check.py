@@ -13,6 +13,7 @@ from pathlib import Path
 
 from generator.catalog.schema import Catalog, Gpu, Model
 from generator.estimate import engines
+from generator.estimate.quant import quant_info
 from generator.estimate.vllm_support import runs_format
 from generator.sitedata.adapters import device_spec, model_spec
 from generator.views.commands import SPLIT, hf_tag
@@ -200,7 +201,7 @@ def check_sglang_serving(text: str, serving: dict[str, str], model: Model, conte
 
 def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model: Model) -> list[str]:
     """Problems of an Ollama command against the page and the catalogue: another quant than the page's only from a
-    published file no larger than the page's."""
+    published file no larger than the page's (by its size, else by its quant's bits per weight)."""
     lines = _lines(text)
     serve, run = lines[0], lines[-1]
     env = dict(word.split("=", 1) for word in serve if "=" in word)
@@ -223,6 +224,9 @@ def check_ollama(text: str, page: dict[str, str], command: dict[str, str], model
         problems.append(f"{name} is not a catalogued Ollama tag")
     if served and served != page["quant"] and int(command.get("size", "0")) > int(page["file"]):
         problems.append(f"{name} loads {command.get('size')} bytes, more than the page's {page['file']}-byte file")
+    if (served and served != page["quant"] and "size" not in command
+            and quant_info(served).nominal_bits > quant_info(page["quant"]).nominal_bits):
+        problems.append(f"{name} loads {served}, more bits per weight than the page's {page['quant']}")
     return problems
 
 

@@ -53,8 +53,23 @@ def test_ollama_prefers_the_library_tag_then_the_repository_then_a_smaller_publi
     assert smaller.text == ("OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve &\n"
                             "ollama run hf.co/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M")
     assert (smaller.remark, smaller.serves) == ("ollama_smaller_quant", "Q4_K_M")
-    # Nothing published is small enough and the library tag is larger: no command
-    assert commands.ollama(llama, "IQ1_S", 2_000_000_000, 8192, "f16") is None
+    # Nothing published is small enough and the library tags are larger: a note instead of a command
+    none = commands.ollama(llama, "IQ1_S", 2_000_000_000, 8192, "f16")
+    assert (none.text, none.remark) == ("", "ollama_none")
+
+
+def test_ollama_names_a_tag_that_states_its_quant_and_never_a_larger_one_by_its_bits(llama):
+    """A bare tag (qwen3:235b) can be moved to other weights, a tag that names its quant cannot; a library tag
+    without a recorded size is compared by its quantization's bits per weight."""
+    def tag(name, quant):
+        return SimpleNamespace(tag=name, quant=quant, size_bytes=None)
+    tags = [tag("qwen3:235b", "Q4_K_M"), tag("qwen3:235b-a22b-q4_K_M", "Q4_K_M"), tag("qwen3:235b-a22b-q8_0", "Q8_0")]
+    model = llama.model_copy(update={"gguf": [], "ollama": tags})
+    assert commands.ollama(model, "Q4_K_M", 140 * 10**9, 8192, "f16").text.endswith("ollama run qwen3:235b-a22b-q4_K_M")
+    other = commands.ollama(model, "Q5_K_M", 160 * 10**9, 8192, "f16")  # Q8_0 is larger: the best no larger is Q4_K_M
+    assert other.text.endswith("ollama run qwen3:235b-a22b-q4_K_M") and (other.remark, other.serves) == (
+        "ollama_other_quant", "Q4_K_M")
+    assert commands.ollama(model, "Q2_K", 85 * 10**9, 8192, "f16").remark == "ollama_none"  # every tag is larger
 
 
 def test_hugging_face_tags_follow_the_file_names_and_ollama_pulls_only_known_single_files(llama):
