@@ -63,8 +63,8 @@ def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang,
     if remark == "ollama_quant_unknown":
         return lang._("Our catalogue does not record which quantization this Ollama tag ships.")
     if remark == "serving":
-        return lang._("vLLM serves the model's chat checkpoint from Hugging Face at the serving section's "
-                         "precision and concurrent requests, and accepts requests up to the page's context.")
+        return lang._("vLLM serves the checkpoint named in the command, from Hugging Face, at the serving "
+                         "section's precision and concurrent requests, and accepts requests up to the page's context.")
     if remark == "sglang_serving":
         return lang._("SGLang with the same checkpoint, precision, tensor parallel size, context and "
                          "concurrent requests; the serving section's figures are estimated for vLLM, and SGLang sets "
