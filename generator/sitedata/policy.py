@@ -76,11 +76,13 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
               native: Callable[[str], bool] = lambda quant: False) -> PairResult:
     """The best-quality quantization at or above the quality floor that is published and fits, else one published
     that fits tightly (downloading a ready file beats converting the 16-bit checkpoint), then the same for one to
-    build (never one that needs an importance matrix); then the smallest at the floor that runs with system-RAM
-    offload, if it writes at reading speed or faster (``READING_TOKENS_PER_S``); only then one below the floor that
-    fits or fits tightly, in the first order; else the smallest that offloads (at the floor and published first);
-    else the smallest. Offloaded, the model's own release (``native``: gpt-oss's MXFP4) comes before the smaller
-    files at the floor, as it does among those that fit: a re-quantised file of about its size gains little."""
+    build (never one that needs an importance matrix); all of these first among the quants that decode at reading
+    speed (``READING_TOKENS_PER_S``) or faster, so a better quant that writes slower than people read gives way to
+    one that keeps up. Then the smallest at the floor that runs with system-RAM offload, if it writes at reading
+    speed or faster; only then one below the floor that fits or fits tightly, in the first order; else the smallest
+    that offloads (at the floor and published first); else the smallest. Offloaded, the model's own release
+    (``native``: gpt-oss's MXFP4) comes before the smaller files at the floor, as it does among those that fit: a
+    re-quantised file of about its size gains little."""
     usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried
     above = [t for t in usable if at_floor(t[0])]
     below = [t for t in usable if not at_floor(t[0])]
@@ -89,11 +91,13 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
     readable = (offloaded is not None and at_floor(offloaded[0])
                 and offloaded[1].decode_tokens_per_s >= READING_TOKENS_PER_S)
     for group, fallback in ((above, offloaded if readable else None), (below, offloaded)):
-        for ready in (True, False):
-            for wanted in ("fits", "tight"):
-                for quant, estimate in group:
-                    if estimate.verdict == wanted and published(quant) == ready:
-                        return PairResult(quant, estimate)
+        for fast in (True, False):
+            for ready in (True, False):
+                for wanted in ("fits", "tight"):
+                    for quant, estimate in group:
+                        if (estimate.verdict == wanted and published(quant) == ready
+                                and (estimate.decode_tokens_per_s >= READING_TOKENS_PER_S or not fast)):
+                            return PairResult(quant, estimate)
         if fallback is not None:
             return PairResult(*fallback)
     # nothing runs: the smallest, to say how far even that is from fitting

@@ -413,6 +413,11 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
     alone = next((row for row in matrix if not row.at_floor and row.est.verdict in ("fits", "tight")),
                  None) if e.verdict == "offload" and at_floor else None
     fits_alone = (alone.quant, _(labels.QUALITY[alone.grade])) if alone else None
+    # A better quant that fits too but decodes slower than people read, which the pick passed over (policy.recommend).
+    ahead = [row for row in matrix[:next((i for i, row in enumerate(matrix) if row.pick), 0)]
+             if row.est.verdict in ("fits", "tight") and row.est.decode_tokens_per_s < READING_TOKENS_PER_S]
+    slower_fit = ((ahead[0].quant, lang.fmt.sig(ahead[0].est.decode_tokens_per_s))
+                  if ahead and e.decode_tokens_per_s >= READING_TOKENS_PER_S else None)
     context_rows, context_chart = _context(site, key.model, key.gpu, lang)
     sweep = site.context_sweep(key.model, key.gpu)
     offers = offers_part(site, gpu.id, lang)
@@ -454,7 +459,8 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
         prompt_tokens=PROMPT_TOKENS, quant_grade=grade, quant_at_floor=at_floor, kv_type="f16",
         device_memory_bytes=device.memory_bytes, margin_ratio=margin_ratio,
         utilisation=e.total_bytes / e.usable_bytes if e.usable_bytes else 0.0, offloaded_bytes=offloaded,
-        verdict_reason=pair_text.verdict_reason(e, quant, margin_ratio, offloaded, insight, lang, fits_alone),
+        verdict_reason=pair_text.verdict_reason(e, quant, margin_ratio, offloaded, insight, lang, fits_alone,
+                                                slower_fit),
         quality_warning=lang._(
             "Quality: %(grade)s. No quantization graded good or better (Q4_K_M, IQ4_XS and up) fits this GPU or runs "
             "with system-RAM offload at reading speed (%(reading)s tok/s), so %(quant)s is the best that does.",

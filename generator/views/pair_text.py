@@ -24,9 +24,10 @@ def finetune_note(lang: Lang, seq_len: int) -> Markup:
 
 
 def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int, insight: Insight, lang: Lang,
-                   fits_alone: tuple[str, str] | None = None) -> Markup:
+                   fits_alone: tuple[str, str] | None = None, slower_fit: tuple[str, str] | None = None) -> Markup:
     """Why the verdict is what it is, in one or two sentences; ``fits_alone``: (quant, grade label) of a quant below
-    the quality floor that would fit the GPU alone, where the pick offloads at the floor instead."""
+    the quality floor that would fit the GPU alone, where the pick offloads at the floor instead; ``slower_fit``:
+    (quant, decode tok/s as shown) of a better quant that fits too but decodes slower than people read."""
     fmt = lang.fmt
     need, usable, ctx = fmt.gib(e.total_bytes), fmt.gib(e.usable_bytes), fmt.tokens(PAGE_CONTEXT_TOKENS)
     if e.verdict == "fits":
@@ -49,6 +50,9 @@ def verdict_reason(e: Estimate, quant: str, margin_ratio: float, offloaded: int,
     else:
         text = lang._("Even at %(quant)s the model needs %(need)s; this GPU offers %(usable)s, too little even with "
                          "system-RAM offload.", quant=quant, need=need, usable=usable)
+    if slower_fit:
+        text += Markup(" ") + lang._("%(better)s would fit too, but decodes at about %(speed)s tok/s, slower than "
+                                        "people read.", better=slower_fit[0], speed=slower_fit[1])
     if not e.runs and insight.shortfall_bytes and insight.shortfall_ratio is not None:
         text += Markup(" ") + lang._("The setup is %(short)s (%(pct)s) larger than the usable memory.",
                                         short=fmt.gib(insight.shortfall_bytes), pct=fmt.percent(insight.shortfall_ratio))

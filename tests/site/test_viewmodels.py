@@ -120,3 +120,17 @@ def test_an_offload_pick_at_the_floor_names_the_heavier_loss_quant_the_gpu_would
     assert "Even at" not in chosen  # a smaller quant does fit: "even" would say it does not
     forced = str(pair_text.verdict_reason(e, "IQ4_XS", 0.0, 4 * 2**30, insight, _english()))
     assert forced.startswith("Even at IQ4_XS")
+
+
+def test_a_fit_passed_over_for_speed_names_the_better_quant_and_its_speed() -> None:
+    from generator.estimate.estimator import Estimate
+    from generator.views.insight import Insight
+
+    fields = {name: 0 for name in Estimate._fields}
+    fields.update(verdict="fits", total_bytes=56 * 2**30, usable_bytes=96 * 2**30, margin_bytes=40 * 2**30,
+                  decode_tokens_per_s=5.31, assumptions=())
+    e = Estimate(**fields)
+    insight = Insight(None, None, 0, None, True, 1.0, None, None, False)
+    passed = str(pair_text.verdict_reason(e, "Q6_K", 0.41, 0, insight, _english(), slower_fit=("Q8_0", "4.13")))
+    assert passed.endswith("Q8_0 would fit too, but decodes at about 4.13 tok/s, slower than people read.")
+    assert "would fit too" not in str(pair_text.verdict_reason(e, "Q6_K", 0.41, 0, insight, _english()))
