@@ -323,7 +323,7 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
     for gpu_id in sorted(set(CSV_GPU_IDS.values()) - set(FALLBACK_GPUS)):
         entry = (catalog_gpus or {}).get(gpu_id)
         if entry is not None:
-            facts[gpu_id] = _catalogue_facts(entry)
+            facts[gpu_id] = catalogue_facts(entry)
     for gpu_id, fallback in FALLBACK_GPUS.items():
         entry = (catalog_gpus or {}).get(gpu_id)
         if entry is None:
@@ -341,7 +341,7 @@ def gpu_facts(catalog_gpus: Mapping[str, Any] | None = None) -> dict[str, GpuFac
     return facts
 
 
-def _catalogue_facts(entry: Any) -> GpuFacts:
+def catalogue_facts(entry: Any) -> GpuFacts:
     """A catalogue GPU's speed figures, derived as the pages derive them (``sitedata.adapters.device_spec``)."""
     return GpuFacts(entry.id, entry.bandwidth_gb_per_s, entry.fp16_tensor_tflops, entry.backends[0],
                     f"catalog/gpus/{entry.id}.yaml", "catalogue entry", geforce_rate(entry.vendor, entry.name),

@@ -66,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
     in_sample = summary(speed_cases.accuracy_report(gpus, args.data, models=models))
     cv = cross_validated()
     serving = serving_rows(args.catalog)
+    offload = offload_rows()
     if args.json:
-        print(json.dumps({"cross_validated": cv, "in_sample": in_sample, "serving": serving}, indent=1))
+        print(json.dumps({"cross_validated": cv, "in_sample": in_sample, "serving": serving, "offload": offload},
+                         indent=1))
         return 0
     print(f"Cross-validated error on {args.data.name} (absolute relative error; groups are backend and engine era)")
     print(format_table(cv))
@@ -75,7 +77,17 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(in_sample))
     print("\nServing (vLLM, SGLang, TensorRT-LLM) vs generator/data/serving/: cross-validated and in-sample")
     print(format_serving(serving))
+    print("\nDecode with experts in system RAM (llama.cpp) vs generator/data/offload.csv: one fitted efficiency")
+    print("\n".join(f"{r['validation']:<21} {r['rows']:>5} {r['median_abs_error']:>8.1%}" for r in offload))
     return 0
+
+
+def offload_rows() -> list[dict[str, Any]]:
+    """Offload error: the fit script's cross-validated and in-sample statistics."""
+    from ..estimate import offload_constants as oc
+
+    return [{"validation": v, "rows": n, "median_abs_error": m} for v, n, m in oc.CV_STATS] + [
+        {"validation": "in-sample", "rows": oc.ROWS, "median_abs_error": oc.IN_SAMPLE_MEDIAN_ERROR}]
 
 
 def serving_rows(catalog: Path) -> list[dict[str, Any]]:

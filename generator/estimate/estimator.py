@@ -542,7 +542,8 @@ def _assumption_base(device_backend: str, usable_rule: str, engine: str, kv_type
     if offload_possible:
         items.append(("offload", f"experts, then layers, to system RAM until {FIT_TARGET_BYTES // 2**20} MiB stay "
                                  f"free; system RAM assumed {DEFAULT_HOST_RAM_BYTES // 2**30} GiB at "
-                                 f"{speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9:.1f} GB/s"))
+                                 f"{speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9:.1f} GB/s, read at "
+                                 f"{speed.HOST_READ_EFFICIENCY:.0%} of it"))
     if blocked:
         items.append(("blocked", blocked))
     items += overhead_items

@@ -111,6 +111,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from . import offload_constants
 from .backend import BackendConstants
 from .constants import CONSTANTS
 from .kvcache import LLAMA_CPP_UBATCH  # llama.cpp's default n_ubatch: weights are read once per micro-batch
@@ -123,6 +124,8 @@ MmqKernel = Literal["mma", "dp4a", "none"]
 
 # Dual-channel DDR5-5600: 2 channels × 8 bytes × 5600 MT/s (JEDEC JESD79-5 data rate); a typical desktop.
 DEFAULT_HOST_BANDWIDTH_BYTES_PER_S = 2 * 8 * 5600e6
+# What llama.cpp's CPU reads of RAM-resident weights reach of that rate (calibrate/fit_offload, offload_constants).
+HOST_READ_EFFICIENCY = offload_constants.HOST_READ_EFFICIENCY
 # PCIe 4.0 x16 per direction: 16 GT/s × 16 lanes × 128/130 encoding / 8 bits (PCI-SIG PCIe 4.0 base spec).
 DEFAULT_HOST_LINK_BYTES_PER_S = 16e9 * 16 * 128 / 130 / 8
 # One all-reduce on a small message (latency-bound): an assumption, not fitted (no tensor-parallel data).
@@ -171,6 +174,7 @@ class SpeedDevice:
     parallel: Parallel = "layer"
     interconnect_bytes_per_s: float | None = None
     host_bandwidth_bytes_per_s: float = DEFAULT_HOST_BANDWIDTH_BYTES_PER_S
+    host_read_efficiency: float = HOST_READ_EFFICIENCY  # share of it llama.cpp's CPU expert kernels reach (fitted)
     host_link_bytes_per_s: float = DEFAULT_HOST_LINK_BYTES_PER_S
     fp16_accumulate_doubles: bool = False
     hbm: bool = False  # stacked HBM memory: decode reaches hbm_bandwidth_efficiency of the datasheet bandwidth
@@ -278,7 +282,7 @@ def launch_s(work: Workload, c: BackendConstants, graphs: bool = True) -> float:
 
 def _host_step_s(work: Workload, device: SpeedDevice, sequences: int) -> float:
     host = work.host_dense_bytes + work.host_expert_bytes * _expert_share(work, sequences)
-    return host / device.host_bandwidth_bytes_per_s
+    return host / (device.host_bandwidth_bytes_per_s * device.host_read_efficiency)
 
 
 def _comm_s(work: Workload, device: SpeedDevice, tokens: int) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..estimate import bands, cost, fidelity, finetune, kvcache, quant, runtime, speed, verdict
+from ..estimate import bands, cost, fidelity, finetune, kvcache, offload_constants, quant, runtime, speed, verdict
 from ..estimate import constants as fitted
 from .compute import FINETUNE_SEQ_LEN
 from .policy import OLDER_LAUNCH_YEAR, READING_TOKENS_PER_S
@@ -54,6 +54,10 @@ def prose_figures() -> dict[str, Figure]:
         "older_launch_year": Figure(OLDER_LAUNCH_YEAR, None),
         "reading_tokens_per_s": Figure(READING_TOKENS_PER_S, 1),
         "host_bandwidth_gbs": Figure(speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9, 1),
+        "host_read_percent": Figure(speed.HOST_READ_EFFICIENCY * 100, 0),
+        "offload_rows": Figure(offload_constants.ROWS),
+        "offload_sources": Figure(offload_constants.SOURCES),
+        "offload_cv_percent": Figure(max(err for _, _, err in offload_constants.CV_STATS) * 100, 0),
     } | {f"kld_{name}": Figure(fidelity.figures()[name].kld, digits) for name, digits in _KLD_DIGITS.items()}
 
 

@@ -79,7 +79,8 @@ ASSUMPTION_TEXT = frozenset({
     N_("whole memory (engine context counted separately)"), N_("catalogue usable_memory_bytes"),
     N_("Apple GPU working set %(a)s/%(b)s of unified memory"), N_("kept in system RAM by llama.cpp"),
     N_("margin below max(%(a)s of usable, %(b)s GiB)"),
-    N_("experts, then layers, to system RAM until %(a)s MiB stay free; system RAM assumed %(b)s GiB at %(c)s GB/s"),
+    N_("experts, then layers, to system RAM until %(a)s MiB stay free; system RAM assumed %(b)s GiB at %(c)s GB/s, "
+       "read at %(d)s of it"),
     N_("%(a)s MiB + KQ mask %(b)s B × %(c)s × KV cells (flash attention, n_ubatch %(d)s)"),
     N_("%(a)s MiB backend context (%(b)s × %(c)s MiB, Ollama MinimumMemory)"),
     N_("%(a)s (no measurements of its own: constants of %(b)s)"),

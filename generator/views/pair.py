@@ -123,6 +123,7 @@ class Offload(NamedTuple):
     dense_bytes: int
     gpu_bytes: int
     host_gb_per_s: float
+    host_read_efficiency: float
 
 
 class CloudWay(NamedTuple):
@@ -362,7 +363,7 @@ def _offload(e: Estimate) -> Offload | None:
         return None
     return Offload(plan.cpu_moe_layers, plan.n_layers - plan.gpu_layers, plan.gpu_layers, plan.n_layers,
                    plan.host_bytes, plan.host_expert_bytes, plan.host_dense_bytes, plan.gpu_bytes,
-                   speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9)
+                   speed.DEFAULT_HOST_BANDWIDTH_BYTES_PER_S / 1e9, speed.HOST_READ_EFFICIENCY)
 
 
 def cheapest_way(site: SiteData, model_id: str, language: str) -> CloudWay | None:

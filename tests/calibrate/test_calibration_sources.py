@@ -35,6 +35,15 @@ def test_no_row_comes_from_reserved_material(rows) -> None:
         assert not any(re.search(p, row.source + " " + row.notes, re.IGNORECASE) for p in RESERVED), row
 
 
+def test_no_offload_row_comes_from_reserved_material() -> None:
+    from generator.calibrate import fit_offload
+
+    with fit_offload.DATA_PATH.open(encoding="utf-8") as handle:
+        text = handle.read()
+    assert "discussions/15013" not in text
+    assert not any(re.search(p, text, re.IGNORECASE) for p in RESERVED)
+
+
 def test_the_reserved_patterns_catch_a_reserved_source() -> None:
     assert re.search(RESERVED[0], "https://github.com/ggml-org/llama.cpp/discussions/10879 via x")
     assert not re.search(RESERVED[0], "https://github.com/ggml-org/llama.cpp/discussions/108790")
