@@ -78,7 +78,7 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
     that fits tightly (downloading a ready file beats converting the 16-bit checkpoint), then the same for one to
     build (never one that needs an importance matrix); all of these first among the quants that decode at reading
     speed (``READING_TOKENS_PER_S``) or faster, so a better quant that writes slower than people read gives way to
-    one that keeps up. Then the smallest at the floor that runs with system-RAM offload, if it writes at reading
+    one at the floor that keeps up. Then the smallest at the floor that runs with system-RAM offload, if it writes at reading
     speed or faster; only then one below the floor that fits or fits tightly, in the first order; else the smallest
     that offloads (at the floor and published first); else the smallest. Offloaded, the model's own release
     (``native``: gpt-oss's MXFP4) comes before the smaller files at the floor, as it does among those that fit: a
@@ -90,8 +90,10 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
                     key=lambda t: (not at_floor(t[0]), not published(t[0]), not native(t[0]), t[1].total_bytes))
     readable = (offloaded is not None and at_floor(offloaded[0])
                 and offloaded[1].decode_tokens_per_s >= READING_TOKENS_PER_S)
-    for group, fallback in ((above, offloaded if readable else None), (below, offloaded)):
-        for fast in (True, False):
+    # below the floor, quality comes before reading speed: the speed pass runs at the floor only
+    groups = ((above, offloaded if readable else None, (True, False)), (below, offloaded, (False,)))
+    for group, fallback, passes in groups:
+        for fast in passes:
             for ready in (True, False):
                 for wanted in ("fits", "tight"):
                     for quant, estimate in group:

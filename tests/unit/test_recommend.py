@@ -44,8 +44,8 @@ def test_at_the_floor_with_offload_at_reading_speed_beats_a_heavy_loss_quant_on_
 def test_a_better_quant_that_decodes_slower_than_people_read_gives_way_to_one_that_keeps_up():
     tried = _tried(("Q8_0", "fits", 72, 4.1), ("Q6_K", "fits", 56, 5.3), ("Q4_K_M", "fits", 42, 7.9))
     assert recommend(tried, fidelity.at_floor).quant == "Q6_K"  # the best that keeps up with a reader
-    slow = _tried(("Q8_0", "fits", 72, 3.0), ("Q4_K_M", "fits", 42, 5.0))
-    assert recommend(slow, fidelity.at_floor).quant == "Q8_0"  # none keeps up: the best quality, as before
+    slow = _tried(("Q8_0", "fits", 72, 3.0), ("Q4_K_M", "fits", 42, 5.0), ("Q2_K", "fits", 25, 9.0))
+    assert recommend(slow, fidelity.at_floor).quant == "Q8_0"  # none at the floor keeps up: the best, as before
 
 
 def test_offload_keeps_the_models_own_release_before_a_slightly_smaller_requantised_file():
