@@ -15,7 +15,7 @@ family's rows predicted with CUDA's constants of the same engine era).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
@@ -43,6 +43,7 @@ class ErrorBand:
     generation: str = ""  # the GPU generation the band is for ("rdna", "cdna" on ROCm; "" elsewhere)
     generation_measured: bool = True  # whether any of the backend's calibration rows ran on that generation
     by_generation: bool = False  # the row count is the GPU generation's own, fewer than its class has on the backend
+    offload: bool = False  # a setup with experts in system RAM: the rows are the offload fit's (``offload_band``)
 
     @property
     def status(self) -> Status:
@@ -58,6 +59,18 @@ class ErrorBand:
     def not_validated(self) -> bool:
         """No held-out row of this class on this backend."""
         return self.status == "none"
+
+
+def offload_band(band: ErrorBand) -> ErrorBand:
+    """The band of a setup that keeps experts in system RAM: its rows are the offload fit's decode runs
+    (calibrate/fit_offload), its decode error their cross-validated median. Prefill with experts in RAM has no
+    measurement, so while those runs are fewer than ``FEW_ROWS`` the whole band reads "few measurements"; more decode
+    runs will need a status per figure before this band may print one."""
+    from . import offload_constants
+
+    decode = max(err for _, _, err in offload_constants.CV_STATS)
+    return replace(band, decode=decode, group="offload", rows=offload_constants.ROWS, offload=True,
+                   by_generation=False)
 
 
 def architecture_class(arch: Architecture) -> str:

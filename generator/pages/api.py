@@ -227,7 +227,9 @@ def pair_document(key: PageKey, v: PairView) -> PairDocument:
         "serving": _serving(v.serving),
         "commands": [{"engine": c.engine, "text": c.text, "remark": c.remark} for c in v.commands],
         "assumptions": {a.key: a.value for a in v.assumptions},
-        "error_band": {"backend": band.backend, "validation": "leave one GPU out or one source out, the larger error",
+        "error_band": {"backend": band.backend,
+                       "validation": ("runs with experts in system RAM: " if band.offload else "")
+                       + "leave one GPU out or one source out, the larger error",
                        "decode_median_abs_error_ratio": band.decode,
                        "prefill_median_abs_error_ratio": band.prefill,
                        "ttft_median_abs_error_ratio": band.ttft,

@@ -419,6 +419,8 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
              and row.est.verdict in ("fits", "tight") and row.est.decode_tokens_per_s < READING_TOKENS_PER_S]
     slower_fit = ((ahead[0].quant, lang.fmt.sig(ahead[0].est.decode_tokens_per_s))
                   if ahead and e.decode_tokens_per_s >= READING_TOKENS_PER_S else None)
+    band = site.error_band(gpu.backends[0], bands.architecture_class(spec.architecture),
+                           bands.generation(gpu.backends[0], gpu.segment))
     context_rows, context_chart = _context(site, key.model, key.gpu, lang)
     sweep = site.context_sweep(key.model, key.gpu)
     offers = offers_part(site, gpu.id, lang)
@@ -484,8 +486,7 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
         about_model=about_model_part(site, model.id, lang), about_gpu=about_gpu_part(site, gpu.id, lang),
         model_sources=model_sources_part(site, model.id, lang), gpu_sources=gpu_sources_part(site, gpu.id, lang),
         insight=insight, assumptions=assumption_rows(e, lang),
-        error_band=site.error_band(gpu.backends[0], bands.architecture_class(spec.architecture),
-                                      bands.generation(gpu.backends[0], gpu.segment)),
+        error_band=band if e.verdict != "offload" else bands.offload_band(band),
         other_gpus=link_parts(site, lang, related["other_gpus"], "gpu"),
         other_models=link_parts(site, lang, related["other_models"], "model"),
         largest_here=largest_here, instead=largest_here if e.verdict in ("offload", "no_fit") else (),

@@ -80,3 +80,13 @@ def test_a_rocm_generation_counts_only_its_own_rows() -> None:
     assert sum(rows.values()) == sum(n for counted in constants.ROW_GPUS.values() for gpu, n in counted if gpu in gpus)
     cdna = error_bands(gpus)[("rocm", "cdna", "dense")]
     assert cdna.status == ("few" if rows.get(("rocm", "cdna")) else "none")
+
+
+def test_a_setup_with_experts_in_ram_takes_the_offload_runs_band() -> None:
+    from generator.estimate import offload_constants
+
+    band = bands.offload_band(bands.error_band("cuda", "moe"))
+    assert band.offload and band.group == "offload" and band.rows == offload_constants.ROWS
+    assert band.decode == max(err for _, _, err in offload_constants.CV_STATS)
+    # prefill with experts in RAM has no measurement: the band must not look validated while the runs are few
+    assert offload_constants.ROWS < bands.FEW_ROWS and band.few
