@@ -80,6 +80,12 @@ def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang,
     return None
 
 
+def _ollama_layers_note(lang: Lang) -> Markup:
+    # ollama/ollama issue 11772 (open) asks for llama.cpp's --n-cpu-moe; pull request 16688 describes the placement
+    return lang._("Ollama does not expose llama.cpp's --n-cpu-moe: it moves whole layers to system RAM, attention "
+                     "included, not only the experts, so it decodes slower than the llama.cpp figure on this page.")
+
+
 def _gated_note(model_page: str, lang: Lang) -> Markup:
     return lang._("This model's repository is gated: accept its licence on %(page)s, then log in with "
                      "hf auth login (the command's first line).", page=model_page)
@@ -147,9 +153,14 @@ def pair_commands(site: SiteData, key: PageKey, lang: Lang) -> tuple[CommandRow,
     engine no source shows running the architecture gets a sentence saying so instead of a command. The commands
     are the same in every language (made once for all), their notes are not."""
     quant, found = lang.in_every_language(("launch", key.model, key.gpu), lambda: _launch(site, key))
+    plan = site.pairs[(key.model, key.gpu)].estimate.offload
+    experts_in_ram = plan is not None and plan.cpu_moe_layers > 0
     rows = []
     for c, shown, gated_page in found:
         note = command_note(c.remark, quant, c.serves, lang, c.engine)
+        if experts_in_ram and c.engine == "Ollama" and c.text:
+            whole = _ollama_layers_note(lang)
+            note = whole if note is None else Markup("{} {}").format(note, whole)
         if gated_page is not None:
             gated = _gated_note(gated_page, lang)
             note = gated if note is None else Markup("{} {}").format(note, gated)

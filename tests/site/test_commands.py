@@ -147,6 +147,22 @@ def test_every_real_pair_page_passes_the_command_checker(real_site: Path):
     assert problems == {}, "\n".join(f"{page}: {p}" for page, found in list(problems.items())[:20] for p in found)
 
 
+@pytest.mark.slow
+def test_ollama_on_an_expert_offload_page_says_it_moves_whole_layers(real_site: Path):
+    """Ollama has no --n-cpu-moe (ollama/ollama issue 11772): where the llama.cpp command keeps experts in system RAM,
+    the Ollama command's note says it offloads whole layers; on no other page."""
+    note = "--n-cpu-moe: it moves whole layers to system RAM"
+    seen = {True: 0, False: 0}
+    for page in sorted((real_site / "en" / "models").glob("*/*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        if 'data-engine="Ollama"' not in html:
+            continue
+        experts_in_ram = "--n-cpu-moe" in html.split('data-engine="llama.cpp"', 1)[-1].split("</code>", 1)[0]
+        assert (note in html) == experts_in_ram, page
+        seen[experts_in_ram] += 1
+    assert seen[True] > 100 and seen[False] > 1000  # both kinds of page exist
+
+
 def _planted(catalog, model_id: str, **update):
     """The catalogue with one model's entry changed."""
     model = catalog.models[model_id].model_copy(update=update)
