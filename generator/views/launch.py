@@ -36,13 +36,15 @@ ENGINE_SOURCES = {"llama.cpp": engines.LLAMA_CPP_URL, "vllm": engines.VLLM_URL,
                   "sglang": "https://github.com/sgl-project/sglang/tree/main/python/sglang/srt/models"}
 
 
-def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang, engine: str = "") -> Markup | None:
-    """What a launch command's remark means, in words."""
+def command_note(remark: str | None, quant: str, serves: str | None, lang: Lang, engine: str = "",
+                 bf16_bytes: int = 0) -> Markup | None:
+    """What a launch command's remark means, in words (``bf16_bytes``: the 16-bit GGUF a build converts to)."""
     if remark == "built":
         return lang._("No GGUF repository in our catalogue publishes a quantization of this model at or above the "
                          "quality floor that fits here, so the command builds %(quant)s from the original checkpoint "
                          "with llama.cpp's converter and quantizer (run from a llama.cpp checkout; %(quant)s needs no "
-                         "importance matrix).", quant=quant)
+                         "importance matrix). The converter first writes a 16-bit GGUF of %(bf16)s, next to the "
+                         "downloaded checkpoint.", quant=quant, bf16=lang.fmt.gib(bf16_bytes))
     if remark == "unsupported":
         source = ENGINE_SOURCES[ENGINE_NAMES[engine]]
         return lang._("No source we read shows mainline %(engine)s running this model's architecture "
@@ -157,7 +159,8 @@ def pair_commands(site: SiteData, key: PageKey, lang: Lang) -> tuple[CommandRow,
     experts_in_ram = plan is not None and plan.cpu_moe_layers > 0
     rows = []
     for c, shown, gated_page in found:
-        note = command_note(c.remark, quant, c.serves, lang, c.engine)
+        bf16 = site.quant_estimate(key.model, key.gpu, "BF16").file_size_bytes if c.remark == "built" else 0
+        note = command_note(c.remark, quant, c.serves, lang, c.engine, bf16)
         if experts_in_ram and c.engine == "Ollama" and c.text:
             whole = _ollama_layers_note(lang)
             note = whole if note is None else Markup("{} {}").format(note, whole)
