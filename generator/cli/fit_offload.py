@@ -41,10 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {r.model for r in rows}
     found = fo.cases(rows, {m.id: model_spec(m) for m in cat.models.values() if m.id in wanted}, cat.gpus)
     efficiency = fo.fit(found)
-    in_sample = fo.summary(fo.errors(found, efficiency))
+    errors = fo.errors(found, efficiency)
+    in_sample = fo.summary(errors)
     cv = {"leave one source out": fo.summary(fo.cross_validate(found, lambda c: c.row.source)),
           "leave one GPU out": fo.summary(fo.cross_validate(found, lambda c: c.row.gpu))}
-    for c, err in zip(found, fo.errors(found, efficiency)):
+    for c, err in zip(found, errors):
         print(f"{c.row.gpu:12s} {c.row.model:18s} {c.row.quant:10s} {c.row.value:7.2f} {err:+.1%}")
     print(f"efficiency {efficiency}; in-sample {in_sample}; {cv}")
     CONSTANTS_PATH.write_text(render(efficiency, cv, in_sample, len({c.row.source for c in found})), encoding="utf-8")

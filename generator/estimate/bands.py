@@ -61,15 +61,21 @@ class ErrorBand:
         return self.status == "none"
 
 
+def offload_decode_error() -> float:
+    """The offload fit's cross-validated decode error: the larger median of leaving one source or one GPU out."""
+    from . import offload_constants
+
+    return max(err for _, _, err in offload_constants.CV_STATS)
+
+
 def offload_band(band: ErrorBand) -> ErrorBand:
     """The band of a setup that keeps experts in system RAM: its rows are the offload fit's decode runs
-    (calibrate/fit_offload), its decode error their cross-validated median. Prefill with experts in RAM has no
+    (calibrate/fit_offload), its decode error ``offload_decode_error``. Prefill with experts in RAM has no
     measurement, so while those runs are fewer than ``FEW_ROWS`` the whole band reads "few measurements"; more decode
     runs will need a status per figure before this band may print one."""
     from . import offload_constants
 
-    decode = max(err for _, _, err in offload_constants.CV_STATS)
-    return replace(band, decode=decode, group="offload", rows=offload_constants.ROWS, offload=True,
+    return replace(band, decode=offload_decode_error(), group="offload", rows=offload_constants.ROWS, offload=True,
                    by_generation=False)
 
 

@@ -78,9 +78,10 @@ def recommend(tried: list[tuple[str, Estimate]], at_floor: Callable[[str], bool]
     that fits tightly (downloading a ready file beats converting the 16-bit checkpoint), then the same for one to
     build (never one that needs an importance matrix); all of these first among the quants that decode at reading
     speed (``READING_TOKENS_PER_S``) or faster, so a better quant that writes slower than people read gives way to
-    one at the floor that keeps up. Then the smallest at the floor that runs with system-RAM offload, if it writes at reading
-    speed or faster; only then one below the floor that fits or fits tightly, in the first order; else the smallest
-    that offloads (at the floor and published first); else the smallest. Offloaded, the model's own release
+    one at the floor that keeps up. Then the smallest at the floor that runs with system-RAM offload, if it writes
+    at reading speed or faster; only then one below the floor that fits or fits tightly, in the first order (without
+    the speed pass: below the floor quality comes first); else the smallest that offloads (at the floor and
+    published first); else the smallest. Offloaded, the model's own release
     (``native``: gpt-oss's MXFP4) comes before the smaller files at the floor, as it does among those that fit: a
     re-quantised file of about its size gains little."""
     usable = [t for t in tried if published(t[0]) or t[0] not in NEEDS_IMATRIX] or tried

@@ -414,11 +414,13 @@ def pair_view(site: SiteData, key: PageKey, lang: Lang) -> PairView:
     alone = next((row for row in matrix if not row.at_floor and row.est.verdict in ("fits", "tight")),
                  None) if e.verdict == "offload" and at_floor else None
     fits_alone = (alone.quant, _(labels.QUALITY[alone.grade])) if alone else None
-    # A better quant that fits too but decodes slower than people read, which the pick passed over (policy.recommend).
-    ahead = [row for row in matrix[:next((i for i, row in enumerate(matrix) if row.pick), 0)] if at_floor and row.at_floor
-             and row.est.verdict in ("fits", "tight") and row.est.decode_tokens_per_s < READING_TOKENS_PER_S]
-    slower_fit = ((ahead[0].quant, lang.fmt.sig(ahead[0].est.decode_tokens_per_s))
-                  if ahead and e.decode_tokens_per_s >= READING_TOKENS_PER_S else None)
+    # A better quant at the floor that fits too but decodes slower than people read, which the pick, at the floor
+    # and keeping up, passed over (policy.recommend's reading-speed pass).
+    pick_row = next((i for i, row in enumerate(matrix) if row.pick), 0)
+    slower = [row for row in matrix[:pick_row] if row.at_floor and row.est.verdict in ("fits", "tight")
+              and row.est.decode_tokens_per_s < READING_TOKENS_PER_S]
+    slower_fit = ((slower[0].quant, lang.fmt.sig(slower[0].est.decode_tokens_per_s))
+                  if slower and at_floor and e.decode_tokens_per_s >= READING_TOKENS_PER_S else None)
     band = site.error_band(gpu.backends[0], bands.architecture_class(spec.architecture),
                            bands.generation(gpu.backends[0], gpu.segment))
     context_rows, context_chart = _context(site, key.model, key.gpu, lang)
