@@ -170,7 +170,8 @@ def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_ty
     ``qwen3:235b`` can be moved to other weights), else of a catalogued single-file GGUF with it (Ollama pulls
     ``hf.co/<repo>:<quant>``; it cannot pull split files), else of the largest published single file no larger than
     this quant's (another quantization, said so), else of the best library tag no larger (``_no_larger``, said so);
-    else a note that nothing Ollama pulls is that small, where the model has tags or single files at all."""
+    else a note that nothing Ollama pulls is that small, where the model has tags or single files at all and each of
+    those files has a recorded size (one without could be smaller: then no command and no note)."""
     env = f"OLLAMA_CONTEXT_LENGTH={context_tokens} OLLAMA_FLASH_ATTENTION=1 {OLLAMA_KV.get(kv_type, '')}"
     same = [t for t in model.ollama if t.quant == quant or {t.quant, quant} == {"MXFP4", "MXFP4_MOE"}]
     if same:
@@ -191,7 +192,8 @@ def ollama(model: Model, quant: str, file_bytes: int, context_tokens: int, kv_ty
                                           _names_quant(t.tag, t.quant)))
         return Command("Ollama", f"{env}ollama serve &\nollama run {tag.tag}",
                        "ollama_other_quant" if tag.quant else "ollama_quant_unknown", tag.quant, tag.size_bytes)
-    return Command("Ollama", "", "ollama_none") if model.ollama or files else None
+    known = all(f[0] is not None for f in files)
+    return Command("Ollama", "", "ollama_none") if (model.ollama or files) and known else None
 
 
 def _names_quant(tag: str, quant: str | None) -> bool:

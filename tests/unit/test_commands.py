@@ -105,3 +105,16 @@ def test_fp8_serving_loads_a_catalogued_fp8_checkpoint_before_quantizing_on_load
     # on ROCm, NVIDIA's Model Optimizer checkpoint does not load: quantize the chat release on load instead
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [other]}), "FP8", "rocm") == (repo, True)
     assert commands.serving_checkpoint(llama.model_copy(update={"checkpoints": [own]}), "BF16") == (repo, False)
+
+
+def test_no_ollama_note_claims_nothing_is_small_enough_while_a_single_file_has_no_recorded_size(llama):
+    """The note says every tag and single file is larger than the page's quant: it cannot say so of a single file
+    whose size is not recorded (GLM-4.5-Air's GLM-4.5-Air-Q2_K.gguf), so such a page gets neither note nor command."""
+    unsized = SimpleNamespace(repo="unsloth/GLM-4.5-Air-GGUF", files=[SimpleNamespace(
+        quant="Q2_K", size_bytes=None, file="GLM-4.5-Air-Q2_K.gguf")])
+    sized = SimpleNamespace(repo="unsloth/GLM-4.5-Air-GGUF", files=[SimpleNamespace(
+        quant="Q8_0", size_bytes=117_000_000_000, file="GLM-4.5-Air-Q8_0.gguf")])
+    assert commands.ollama(llama.model_copy(update={"gguf": [unsized], "ollama": []}),
+                           "Q4_K_M", 74_000_000_000, 8192, "f16") is None
+    none = commands.ollama(llama.model_copy(update={"gguf": [sized], "ollama": []}), "Q4_K_M", 74_000_000_000, 8192, "f16")
+    assert (none.text, none.remark) == ("", "ollama_none")
